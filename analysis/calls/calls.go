@@ -1,0 +1,133 @@
+package calls
+
+import "github.com/jsprof/jsprof/profile"
+
+// Call is one estimated call: a frame instance that stayed on the stack from
+// Start for Dur, of which Self was not spent in callees.
+type Call struct {
+	Node        profile.NodeID // the model node (its frame and input id)
+	Start       profile.Time
+	Dur, Self   profile.Time // durations in ns
+	Depth       int32        // 0 for the outermost calls
+	SampleIndex int32        // the sample that opened the call
+}
+
+// Visitor receives the calls of a walk: Open when a call starts (its Dur and
+// Self are not known yet), Close when it ends. Calls nest: every Close matches
+// the latest unclosed Open.
+type Visitor interface {
+	Open(c *Call)
+	Close(c *Call)
+}
+
+// Walk runs DevTools' forEachFrame over the timeline and reports each call to
+// v. The *Call passed to v is only valid during the callback.
+func (tl *Timeline) Walk(v Visitor) {
+	n := len(tl.Samples)
+	if n == 0 {
+		return
+	}
+	stack := make([]Call, 0, 64) // open calls; stack[k] has children time in Self until closed
+	open := func(depth int32, x int32, i int, t profile.Time) {
+		stack = append(stack, Call{Node: tl.Node[x], Start: t, Depth: depth, SampleIndex: int32(i)})
+		v.Open(&stack[len(stack)-1])
+	}
+	closeTop := func(t profile.Time) {
+		if len(stack) == 0 { // DevTools ignores a close with nothing open
+			return
+		}
+		c := &stack[len(stack)-1]
+		c.Dur = t - c.Start
+		c.Self = c.Dur - c.Self // Self held the children's time
+		if len(stack) > 1 {
+			stack[len(stack)-2].Self += c.Dur
+		}
+		v.Close(c)
+		stack = stack[:len(stack)-1]
+	}
+	var collect []int32
+	prev := int32(0) // the root
+	gcParent := int32(-1)
+	node := int32(-1)
+	for i, id := range tl.Samples {
+		if id == prev {
+			continue
+		}
+		t := tl.Times[i]
+		node = id
+		prevNode := prev
+		if tl.GC >= 0 && node == tl.GC {
+			gcParent = prevNode
+			open(tl.Depth[gcParent]+1, tl.GC, i, t)
+			prev = id
+			continue
+		}
+		if tl.GC >= 0 && prevNode == tl.GC && gcParent >= 0 {
+			closeTop(t)
+			prevNode = gcParent
+			gcParent = -1
+		}
+		collect = collect[:0]
+		for node >= 0 && tl.Depth[node] > tl.Depth[prevNode] {
+			collect = append(collect, node)
+			node = tl.Parent[node]
+		}
+		for prevNode >= 0 && prevNode != node {
+			closeTop(t)
+			if node >= 0 && tl.Depth[node] == tl.Depth[prevNode] {
+				collect = append(collect, node)
+				node = tl.Parent[node]
+			}
+			prevNode = tl.Parent[prevNode]
+		}
+		for k := len(collect) - 1; k >= 0; k-- {
+			node = collect[k]
+			open(tl.Depth[node], node, i, t)
+		}
+		prev = id
+	}
+	end := tl.Times[n]
+	if node >= 0 && gcParent >= 0 && prev == tl.GC {
+		closeTop(end)
+		prev = gcParent
+	}
+	for x := prev; x >= 0 && tl.Parent[x] >= 0; x = tl.Parent[x] {
+		closeTop(end)
+	}
+}
+
+// collector materialises calls in DevTools' order (the order they open).
+type collector struct {
+	calls []Call
+	open  []int
+}
+
+func (c *collector) Open(x *Call) {
+	c.open = append(c.open, len(c.calls))
+	c.calls = append(c.calls, *x)
+}
+
+func (c *collector) Close(x *Call) {
+	i := c.open[len(c.open)-1]
+	c.open = c.open[:len(c.open)-1]
+	c.calls[i] = *x
+}
+
+// Calls returns every call of the timeline in DevTools' order.
+func (tl *Timeline) Calls() []Call {
+	c := &collector{}
+	tl.Walk(c)
+	return c.calls
+}
+
+// Count returns the number of calls without keeping them.
+func (tl *Timeline) Count() int {
+	var c counter
+	tl.Walk(&c)
+	return int(c)
+}
+
+type counter int
+
+func (c *counter) Open(*Call)  { *c++ }
+func (c *counter) Close(*Call) {}

@@ -1,0 +1,220 @@
+package calls_test
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// synth builds a .cpuprofile in the style of the DevTools unit tests: every
+// frame has script id "Peperoni", no URL and line/column −1.
+func synth(t *testing.T, start, end int64, nodes string, samples, deltas []int64) *profile.Profile {
+	t.Helper()
+	js := func(v []int64) string {
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = fmt.Sprint(x)
+		}
+		return "[" + strings.Join(s, ",") + "]"
+	}
+	doc := fmt.Sprintf(`{"startTime":%d,"endTime":%d,"nodes":[%s],"samples":%s,"timeDeltas":%s}`,
+		start, end, nodes, js(samples), js(deltas))
+	p, err := v8.ParseBytes([]byte(doc), v8.Limits{})
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, doc)
+	}
+	return p
+}
+
+func node(id int, hit int, name string, children ...int) string {
+	s := fmt.Sprintf(`{"id":%d,"callFrame":{"functionName":%q,"scriptId":"Peperoni","url":"","lineNumber":-1,"columnNumber":-1}`, id, name)
+	if hit >= 0 {
+		s += fmt.Sprintf(`,"hitCount":%d`, hit)
+	}
+	if len(children) > 0 {
+		s += `,"children":[`
+		for i, c := range children {
+			if i > 0 {
+				s += ","
+			}
+			s += fmt.Sprint(c)
+		}
+		s += "]"
+	}
+	return s + "}"
+}
+
+// render prints calls as DevTools' getFrameTreeAsString does: sorted by start,
+// indented by depth, times in ms rounded to 0.01.
+func render(p *profile.Profile, cs []calls.Call) string {
+	cs = slices.Clone(cs)
+	slices.SortStableFunc(cs, func(a, b calls.Call) int { return int(a.Start - b.Start) })
+	r := func(t profile.Time) float64 { return math.Round(t.Millis()*100) / 100 }
+	var b strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&b, "%sname: %s ts: %v dur: %v selfTime: %v\n", strings.Repeat("  ", int(c.Depth)),
+			p.Str(p.NodeFrame(c.Node).Name), c.Start.Millis(), r(c.Dur), r(c.Self))
+	}
+	return b.String()
+}
+
+func timeline(t *testing.T, p *profile.Profile) *calls.Timeline {
+	t.Helper()
+	tl, err := calls.NewTimeline(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+func basicNodes(hits bool) string {
+	h := func(n int) int {
+		if hits {
+			return n
+		}
+		return -1
+	}
+	return strings.Join([]string{
+		node(1, h(0), "(root)", 2, 3), node(2, h(3), "a", 4, 5), node(3, h(3), "b", 6),
+		node(4, h(2), "c"), node(5, h(1), "d"), node(6, h(2), "e", 7), node(7, h(2), "f"),
+	}, ",")
+}
+
+// DevTools CPUProfileDataModel.test.ts: "parses JS call frames from a CPU
+// profile" and "parses a CPU profile without hitcounts".
+func TestForEachFrameBasic(t *testing.T) {
+	want := `name: a ts: 1.1 dur: 0.6 selfTime: 0.3
+  name: c ts: 1.3 dur: 0.1 selfTime: 0.1
+  name: d ts: 1.4 dur: 0.1 selfTime: 0.1
+  name: c ts: 1.5 dur: 0.1 selfTime: 0.1
+name: b ts: 1.7 dur: 0.7 selfTime: 0.3
+  name: e ts: 1.8 dur: 0.4 selfTime: 0.2
+    name: f ts: 2 dur: 0.2 selfTime: 0.2
+`
+	deltas := slices.Repeat([]int64{100}, 13)
+	samples := []int64{2, 2, 4, 5, 4, 2, 3, 6, 6, 7, 7, 3, 3}
+	for _, hits := range []bool{true, false} {
+		t.Run(fmt.Sprintf("hitCounts=%t", hits), func(t *testing.T) {
+			p := synth(t, 1000, 3000, basicNodes(hits), samples, deltas)
+			tl := timeline(t, p)
+			if got := render(p, tl.Calls()); got != want {
+				t.Errorf("got\n%s\nwant\n%s", got, want)
+			}
+			if got := tl.Count(); got != 7 {
+				t.Errorf("Count() = %d, want 7", got)
+			}
+		})
+	}
+}
+
+// DevTools: "fixes missing samples by replacing them with neighboring stacks".
+func TestFixMissingSamples(t *testing.T) {
+	nodes := strings.Join([]string{
+		node(1, 0, "(root)", 2, 3, 4, 5), node(2, 1000, "(garbage collector)"), node(3, 1000, "(program)"),
+		node(4, 1000, "bar", 6), node(5, 1000, "baz"), node(6, 1000, "foo"),
+	}, ",")
+	samples := []int64{3, 4, 3, 4, 3, 6, 2, 2, 3, 6, 6, 3, 6, 5, 3, 6}
+	p := synth(t, 1000, 1000+16*1000, nodes, samples, slices.Repeat([]int64{1000}, 16))
+	tl := timeline(t, p)
+	want := `name: (program) ts: 2 dur: 1 selfTime: 1
+name: bar ts: 3 dur: 7 selfTime: 4
+  name: foo ts: 7 dur: 3 selfTime: 1
+    name: (garbage collector) ts: 8 dur: 2 selfTime: 2
+name: (program) ts: 10 dur: 1 selfTime: 1
+name: bar ts: 11 dur: 4 selfTime: 0
+  name: foo ts: 11 dur: 4 selfTime: 4
+name: baz ts: 15 dur: 1 selfTime: 1
+name: (program) ts: 16 dur: 1 selfTime: 1
+name: bar ts: 17 dur: 1 selfTime: 0
+  name: foo ts: 17 dur: 1 selfTime: 1
+`
+	if got := render(p, tl.Calls()); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if tl.Repaired != 3 {
+		t.Errorf("Repaired = %d, want 3", tl.Repaired)
+	}
+}
+
+// DevTools: "parses a CPU with GC nodes correctly": a GC sample sits on top of
+// the previous sample's stack.
+func TestGCStacking(t *testing.T) {
+	nodes := strings.Join([]string{
+		node(1, 0, "(root)", 2, 3), node(2, 1000, "(garbage collector)"), node(3, 1000, "foo", 4), node(4, 1000, "bar"),
+	}, ",")
+	p := synth(t, 1000, 4000, nodes, []int64{4, 4, 3, 4, 2}, []int64{500, 250, 1000, 250, 1000})
+	want := `name: foo ts: 1.5 dur: 3.13 selfTime: 0.25
+  name: bar ts: 1.5 dur: 1.25 selfTime: 1.25
+  name: bar ts: 3 dur: 1.63 selfTime: 1
+    name: (garbage collector) ts: 4 dur: 0.63 selfTime: 0.63
+`
+	if got := render(p, timeline(t, p).Calls()); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// The extrapolated end: the last sample lasts one average interval, computed
+// after the samples are sorted (here a negative delta moves a sample).
+func TestExtrapolatedEndAfterSort(t *testing.T) {
+	nodes := strings.Join([]string{node(1, 0, "(root)", 2, 3), node(2, 1, "a"), node(3, 1, "b")}, ",")
+	// times: 100, 400, 300 → sorted 100(a), 300(b), 400(a); average interval 150.
+	p := synth(t, 0, 1000, nodes, []int64{2, 2, 3}, []int64{100, 300, -100})
+	tl := timeline(t, p)
+	if got, want := tl.Times[len(tl.Times)-1], profile.Time(550_000); got != want {
+		t.Errorf("end = %d, want %d", got, want)
+	}
+	got := render(p, tl.Calls())
+	want := "name: a ts: 0.1 dur: 0.2 selfTime: 0.2\nname: b ts: 0.3 dur: 0.1 selfTime: 0.1\nname: a ts: 0.4 dur: 0.15 selfTime: 0.15\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// DevTools scans the root's children in reverse input order and keeps the
+// last match until it has all three meta nodes, so with two (program)
+// children and no GC node the first one listed is the program node.
+func TestMetaNodesReversedChildren(t *testing.T) {
+	nodes := strings.Join([]string{
+		node(1, 0, "(root)", 2, 3, 4), node(2, 0, "(program)"), node(3, 0, "main"), node(4, 0, "(program)"),
+	}, ",")
+	p := synth(t, 0, 1000, nodes, []int64{3, 3, 3}, []int64{1, 1, 1})
+	tl := timeline(t, p)
+	if tl.Program < 0 || p.Nodes[tl.Node[tl.Program]].InputID != 2 {
+		t.Errorf("program node = %d, want the node with id 2", tl.Program)
+	}
+}
+
+// A call graph (XS) expands into one tree node per path, as DevTools does,
+// and the walk terminates.
+func TestCallGraphExpansion(t *testing.T) {
+	nodes := strings.Join([]string{
+		node(0, 0, "(host)", 5), node(2, 1, "a", 4), node(3, 1, "b", 4), node(4, 1, "shared"), node(5, 0, "main", 2, 3),
+	}, ",")
+	p := synth(t, 0, 1000, nodes, []int64{2, 4, 3, 4}, []int64{10, 10, 10, 10})
+	if p.Threads[0].Shape != profile.ShapeCallGraph {
+		t.Fatalf("shape = %v, want callgraph", p.Threads[0].Shape)
+	}
+	tl := timeline(t, p)
+	if got := len(tl.Node); got != 6 { // host, main, b, shared, a, shared
+		t.Errorf("expanded nodes = %d, want 6", got)
+	}
+	// DevTools maps the id of "shared" to the copy built last: the one under
+	// "a" (children are visited last-first), so every "shared" sample is "a".
+	got := render(p, tl.Calls())
+	want := `name: main ts: 0.01 dur: 0.04 selfTime: 0
+  name: a ts: 0.01 dur: 0.02 selfTime: 0.01
+    name: shared ts: 0.02 dur: 0.01 selfTime: 0.01
+  name: b ts: 0.03 dur: 0.01 selfTime: 0.01
+  name: a ts: 0.04 dur: 0.01 selfTime: 0
+    name: shared ts: 0.04 dur: 0.01 selfTime: 0.01
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -1,0 +1,210 @@
+// Package calls estimates the JS calls ("ProfileCalls") of a sampled profile
+// exactly as the Chrome DevTools trace engine does for a bare .cpuprofile
+// (devtools-engine.md §3 and §5): DevTools' own view of the call tree, its
+// sorted and extrapolated sample times, its fixMissingSamples repair, its
+// meta nodes, and its forEachFrame walk with GC samples stacked on the
+// previous sample's stack.
+//
+// Times are int64 nanoseconds; DevTools computes in float64 milliseconds, and
+// the two agree within 1e-3 µs (the only rounding is the extrapolated end
+// of the last sample, to the nearest nanosecond).
+package calls
+
+import (
+	"fmt"
+
+	"github.com/jsprof/jsprof/profile"
+)
+
+// MaxExpandedNodes bounds the tree DevTools would build from a call graph,
+// in which every path through the graph becomes its own node.
+const MaxExpandedNodes = 20_000_000
+
+// Timeline is DevTools' CPUProfileDataModel of one thread: its call tree, and
+// its samples after sorting, normalisation and repair.
+//
+// Tree nodes are "expanded" nodes: for a tree-shaped thread they are the
+// thread's nodes (index i is node Thread.Nodes.Start+i); for a call graph every
+// path from the root is a node of its own, as DevTools builds it.
+type Timeline struct {
+	Profile *profile.Profile
+	Thread  profile.ThreadID
+
+	// Node is the model node of each expanded node; Parent its parent (−1 for
+	// the root, index 0); Depth its depth (root −1).
+	Node   []profile.NodeID
+	Parent []int32
+	Depth  []int32
+
+	// GC, Program and Idle are the meta nodes DevTools finds among the root's
+	// children, or −1.
+	GC, Program, Idle int32
+
+	// Samples holds the expanded node of each sample after fixMissingSamples;
+	// Times the sample times, with one more entry: the end of the last sample
+	// (extrapolated by one average interval, as DevTools does).
+	Samples []int32
+	Times   []profile.Time
+	// Repaired counts samples changed by fixMissingSamples.
+	Repaired int
+}
+
+// NewTimeline builds DevTools' model of thread t.
+func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
+	th := &p.Threads[t]
+	tl := &Timeline{Profile: p, Thread: t, GC: -1, Program: -1, Idle: -1}
+	byNode, err := tl.buildTree(th)
+	if err != nil {
+		return nil, err
+	}
+	tl.findMetaNodes(th)
+
+	ss := p.ThreadSamples(t)
+	n := len(ss.Node)
+	tl.Samples = make([]int32, n)
+	for i, nd := range ss.Node {
+		tl.Samples[i] = byNode[nd-profile.NodeID(th.Nodes.Start)]
+	}
+	tl.Times = make([]profile.Time, n, n+1)
+	copy(tl.Times, ss.Time)
+	switch {
+	case n == 0:
+	case th.LastSampleEnd != 0:
+		tl.Times = append(tl.Times, th.LastSampleEnd)
+	case n == 1:
+		// DevTools' average interval is NaN here; it falls back to endTime.
+		tl.Times = append(tl.Times, th.End)
+	default:
+		last, first := tl.Times[n-1], tl.Times[0]
+		tl.Times = append(tl.Times, last+roundDiv(last-first, profile.Time(n-1)))
+	}
+	tl.fixMissingSamples()
+	return tl, nil
+}
+
+func roundDiv(a, b profile.Time) profile.Time {
+	q, r := a/b, a%b
+	if 2*r >= b {
+		q++
+	} else if 2*r <= -b {
+		q--
+	}
+	return q
+}
+
+// buildTree builds the expanded tree and returns, for each node of the thread,
+// the expanded node that DevTools maps its id to (the last copy built).
+func (tl *Timeline) buildTree(th *profile.Thread) ([]int32, error) {
+	p := tl.Profile
+	base := profile.NodeID(th.Nodes.Start)
+	nn := th.Nodes.Len()
+	byNode := make([]int32, nn)
+	if th.Shape == profile.ShapeTree {
+		tl.Node = make([]profile.NodeID, nn)
+		tl.Parent = make([]int32, nn)
+		tl.Depth = make([]int32, nn)
+		for i := range nn {
+			nd := base + profile.NodeID(i)
+			tl.Node[i] = nd
+			byNode[i] = int32(i)
+			if par := p.Nodes[nd].Parent; par == profile.NoNode {
+				tl.Parent[i], tl.Depth[i] = -1, -1
+			} else {
+				tl.Parent[i] = int32(par - base)
+				tl.Depth[i] = tl.Depth[par-base] + 1
+			}
+		}
+		return byNode, nil
+	}
+	// A call graph: DevTools' translateProfileTree walks children with a LIFO
+	// stack, building a new node for every visit; a node's id maps to the
+	// copy built last.
+	kids := make([][]profile.NodeID, nn)
+	for _, e := range p.Edges {
+		if e.From >= base && int(e.From-base) < nn {
+			kids[e.From-base] = append(kids[e.From-base], e.To)
+		}
+	}
+	tl.Node = []profile.NodeID{base}
+	tl.Parent = []int32{-1}
+	tl.Depth = []int32{-1}
+	type item struct {
+		node   profile.NodeID
+		parent int32
+	}
+	var stack []item
+	for _, c := range kids[0] {
+		stack = append(stack, item{c, 0})
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if len(tl.Node) >= MaxExpandedNodes {
+			return nil, fmt.Errorf("call graph expands to more than %d tree nodes", MaxExpandedNodes)
+		}
+		x := int32(len(tl.Node))
+		tl.Node = append(tl.Node, it.node)
+		tl.Parent = append(tl.Parent, it.parent)
+		tl.Depth = append(tl.Depth, tl.Depth[it.parent]+1)
+		byNode[it.node-base] = x
+		for _, c := range kids[it.node-base] {
+			stack = append(stack, item{c, x})
+		}
+	}
+	return byNode, nil
+}
+
+// findMetaNodes scans the root's children in DevTools' order: the parsed
+// tree holds a tree's children in reverse input order, and a call graph's in
+// the order its LIFO walk built them.
+func (tl *Timeline) findMetaNodes(th *profile.Thread) {
+	p := tl.Profile
+	n := len(tl.Node)
+	for k := 1; k < n; k++ {
+		i := n - k
+		if th.Shape == profile.ShapeCallGraph {
+			i = k
+		}
+		if tl.Parent[i] != 0 {
+			continue
+		}
+		if tl.GC >= 0 && tl.Program >= 0 && tl.Idle >= 0 {
+			break
+		}
+		switch p.Str(p.NodeFrame(tl.Node[i]).Name) {
+		case "(garbage collector)":
+			tl.GC = int32(i)
+		case "(program)":
+			tl.Program = int32(i)
+		case "(idle)":
+			tl.Idle = int32(i)
+		}
+	}
+}
+
+// bottom returns the depth-0 ancestor of x (the root for the root).
+func (tl *Timeline) bottom(x int32) int32 {
+	for tl.Parent[x] >= 0 && tl.Parent[tl.Parent[x]] >= 0 {
+		x = tl.Parent[x]
+	}
+	return x
+}
+
+// fixMissingSamples replaces a single (program) sample between two samples
+// with the same bottom frame by the previous sample, as DevTools does.
+func (tl *Timeline) fixMissingSamples() {
+	s := tl.Samples
+	if tl.Program < 0 || len(s) < 3 {
+		return
+	}
+	system := func(x int32) bool { return x == tl.Program || x == tl.GC || x == tl.Idle }
+	prev, cur := s[0], s[1]
+	for i := 1; i < len(s)-1; i++ {
+		next := s[i+1]
+		if cur == tl.Program && !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
+			s[i] = prev
+			tl.Repaired++
+		}
+		prev, cur = cur, next
+	}
+}

@@ -1,0 +1,345 @@
+package v8
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/jsprof/jsprof/profile"
+)
+
+// idIndex maps input node ids to raw node indexes: a dense slice when the ids
+// are compact (the usual case), a map otherwise.
+type idIndex struct {
+	min   int64
+	dense []int32 // index+1; 0 = absent
+	m     map[int64]int32
+}
+
+func (x *idIndex) get(id int64) (int32, bool) {
+	if x.m != nil {
+		i, ok := x.m[id]
+		return i, ok
+	}
+	if id < x.min || id-x.min >= int64(len(x.dense)) {
+		return 0, false
+	}
+	i := x.dense[id-x.min]
+	return i - 1, i != 0
+}
+
+func (p *parser) indexIDs() (*idIndex, error) {
+	x := &idIndex{}
+	if len(p.nodes) == 0 {
+		return x, nil
+	}
+	lo, hi := p.nodes[0].id, p.nodes[0].id
+	for _, n := range p.nodes {
+		lo, hi = min(lo, n.id), max(hi, n.id)
+	}
+	if span := uint64(hi - lo); span < uint64(4*len(p.nodes)+1024) {
+		x.min, x.dense = lo, make([]int32, span+1)
+		for i, n := range p.nodes {
+			if x.dense[n.id-lo] != 0 {
+				return nil, p.failf(n.off, p.nodePath(i)+".id", "duplicate node id %d", n.id)
+			}
+			x.dense[n.id-lo] = int32(i) + 1
+		}
+		return x, nil
+	}
+	x.m = make(map[int64]int32, len(p.nodes))
+	for i, n := range p.nodes {
+		if _, dup := x.m[n.id]; dup {
+			return nil, p.failf(n.off, p.nodePath(i)+".id", "duplicate node id %d", n.id)
+		}
+		x.m[n.id] = int32(i)
+	}
+	return x, nil
+}
+
+func (p *parser) nodePath(i int) string {
+	if p.legacy {
+		return fmt.Sprintf("head(node %d in preorder)", i)
+	}
+	return fmt.Sprintf("nodes[%d]", i)
+}
+
+// build turns the raw tables into a profile: renumber nodes in preorder from
+// the root, detect call graphs and cycles, map samples, reconstruct times.
+func (p *parser) build() (*profile.Profile, error) {
+	if len(p.nodes) == 0 {
+		return nil, p.failf(0, "nodes", "%w: the profile has no nodes", profile.ErrEmpty)
+	}
+	b := p.b
+	prof := b.P
+	if p.legacy {
+		prof.Format = "cpuprofile-legacy"
+		p.fixLegacyIDs()
+	}
+	ids, err := p.indexIDs()
+	if err != nil {
+		return nil, err
+	}
+
+	// 1. Children lists, as raw indexes. DevTools uses children when the first
+	// node has them, else it builds them from parent links in array order.
+	n := len(p.nodes)
+	kidStart := make([]int32, n+1)
+	var kids []int32
+	if p.nodes[0].hasChildren {
+		kids = make([]int32, 0, len(p.children))
+		for i := range p.nodes {
+			kidStart[i] = int32(len(kids))
+			r := p.nodes[i].children
+			for j, c := range p.children[r[0]:r[1]] {
+				k, ok := ids.get(c)
+				if !ok {
+					return nil, p.failf(p.nodes[i].off, fmt.Sprintf("%s.children[%d]", p.nodePath(i), j), "unknown node id %d", c)
+				}
+				kids = append(kids, k)
+			}
+		}
+		kidStart[n] = int32(len(kids))
+	} else {
+		count := make([]int32, n+1)
+		parent := make([]int32, n)
+		for i := 1; i < n; i++ {
+			parent[i] = -1
+			nd := &p.nodes[i]
+			if !nd.hasParent {
+				continue
+			}
+			k, ok := ids.get(nd.parent)
+			if !ok {
+				return nil, p.failf(nd.off, p.nodePath(i)+".parent", "unknown node id %d", nd.parent)
+			}
+			parent[i] = k
+			count[k]++
+		}
+		for i := 0; i < n; i++ {
+			kidStart[i+1] = kidStart[i] + count[i]
+		}
+		kids = make([]int32, kidStart[n])
+		fill := slices.Clone(kidStart[:n])
+		for i := 1; i < n; i++ {
+			if k := parent[i]; k >= 0 {
+				kids[fill[k]] = int32(i)
+				fill[k]++
+			}
+		}
+	}
+
+	// 2. Depth-first from the root in children order: number nodes in
+	// preorder; a second way into a node is an extra call-graph edge, a way
+	// back onto the current path is a cycle.
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make([]uint8, n)
+	newID := make([]profile.NodeID, n)
+	order := make([]int32, 0, n)
+	parentOf := make([]profile.NodeID, 0, n)
+	type frame struct{ node, next int32 }
+	stack := []frame{{0, kidStart[0]}}
+	state[0] = onPath
+	newID[0] = 0
+	order = append(order, 0)
+	parentOf = append(parentOf, profile.NoNode)
+	var edges []profile.Edge
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next == kidStart[top.node+1] {
+			state[top.node] = done
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		c := kids[top.next]
+		top.next++
+		switch state[c] {
+		case onPath:
+			return nil, p.failf(p.nodes[top.node].off, p.nodePath(int(top.node)),
+				"node cycle: node %d calls node %d, which is one of its callers", p.nodes[top.node].id, p.nodes[c].id)
+		case done:
+			edges = append(edges, profile.Edge{From: newID[top.node], To: newID[c]})
+		default:
+			state[c] = onPath
+			newID[c] = profile.NodeID(len(order))
+			order = append(order, c)
+			parentOf = append(parentOf, newID[top.node])
+			stack = append(stack, frame{c, kidStart[c]})
+		}
+	}
+	unreachable := n - len(order)
+
+	// 3. Nodes and frames.
+	prof.Nodes = make([]profile.Node, len(order))
+	hitCounts := p.nodes[0].hasHit
+	for i, raw := range order {
+		rn := &p.nodes[raw]
+		f := profile.Frame{Name: rn.name, URL: rn.url, ScriptID: rn.script, Line: rn.line, Column: rn.col, CodeType: rn.codeType}
+		prof.Nodes[i] = profile.Node{Parent: parentOf[i], Frame: b.Frame(f), InputID: rn.id, HitCount: rn.hit, DeoptReason: rn.deopt}
+		for _, lt := range p.ticks[rn.ticks[0]:rn.ticks[1]] {
+			lt.Node = profile.NodeID(i)
+			prof.LineTicks = append(prof.LineTicks, lt)
+		}
+	}
+	shape := profile.ShapeTree
+	if len(edges) > 0 {
+		// A call graph keeps every caller→callee edge, in input order, so
+		// that tree-expanding consumers (DevTools) can be reproduced.
+		shape = profile.ShapeCallGraph
+		edges = edges[:0]
+		for i, raw := range order {
+			for _, c := range kids[kidStart[raw]:kidStart[raw+1]] {
+				edges = append(edges, profile.Edge{From: profile.NodeID(i), To: newID[c]})
+			}
+		}
+		prof.Edges = edges
+	}
+	if shape == profile.ShapeCallGraph || b.P.Frames[prof.Nodes[0].Frame].Name == b.Intern("(host)") {
+		prof.Format = "xs"
+	}
+
+	// 4. Samples.
+	ns := len(p.samples)
+	var times []int64
+	switch {
+	case p.legacy && p.timestamps != nil:
+		if len(p.timestamps) != ns && len(p.timestamps) != ns+1 {
+			return nil, p.failf(p.samplesOff, "timestamps", "%d timestamps for %d samples", len(p.timestamps), ns)
+		}
+		times = p.timestamps
+	case p.legacy:
+		// No timestamps: DevTools spreads the samples evenly over the profile.
+		if ns > 0 {
+			times = make([]int64, ns+1)
+			start, span := p.legacyTime(p.startF), float64(p.legacyTime(p.endF)-p.legacyTime(p.startF))
+			for i := range times {
+				times[i] = int64(start) + int64(math.Round(float64(i)*span/float64(ns)))
+			}
+		}
+	default:
+		if p.hasSamples && !p.hasDeltas && ns > 0 {
+			return nil, p.failf(p.samplesOff, "timeDeltas", "%d samples but no timeDeltas", ns)
+		}
+		if len(p.deltas) != ns {
+			return nil, p.failf(p.deltasOff, "timeDeltas", "%d timeDeltas for %d samples", len(p.deltas), ns)
+		}
+		times = p.deltas // converted to absolute times in place
+		t := int64(profile.TimeFromMicros(p.startF))
+		for i, d := range times {
+			t += d
+			times[i] = t
+		}
+	}
+	th := profile.Thread{PID: 1, TID: 1, Name: "main", Nodes: profile.Range{Start: 0, End: int32(len(order))},
+		Start: profile.TimeFromMicros(p.startF), End: profile.TimeFromMicros(p.endF), HitCounts: hitCounts, Shape: shape}
+	if p.legacy {
+		th.Start, th.End = p.legacyTime(p.startF), p.legacyTime(p.endF)
+		if len(times) == ns+1 && ns > 0 {
+			th.LastSampleEnd = profile.Time(times[ns])
+		}
+	}
+	sn := make([]profile.NodeID, 0, ns)
+	st := make([]profile.Time, 0, ns)
+	var dropped, backwards int64
+	for i, id := range p.samples {
+		k, ok := ids.get(id)
+		if !ok {
+			return nil, p.failf(p.samplesOff, fmt.Sprintf("samples[%d]", i), "unknown node id %d", id)
+		}
+		if state[k] == unseen {
+			dropped++
+			continue
+		}
+		t := profile.Time(times[i])
+		if len(st) > 0 && t < st[len(st)-1] {
+			backwards++
+		}
+		sn = append(sn, newID[k])
+		st = append(st, t)
+	}
+	if backwards > 0 {
+		sortSamples(sn, st)
+	}
+	prof.Samples = profile.Samples{Node: sn, Time: st}
+	th.Samples = profile.Range{Start: 0, End: int32(len(sn))}
+	prof.Threads = []profile.Thread{th}
+
+	// 5. Hit counts: DevTools recomputes them from samples when absent.
+	if !hitCounts {
+		for i := range prof.Nodes {
+			prof.Nodes[i].HitCount = 0
+		}
+		for _, nd := range sn {
+			prof.Nodes[nd].HitCount++
+		}
+	} else if ns > 0 {
+		var sum int64
+		for _, nd := range prof.Nodes {
+			sum += nd.HitCount
+		}
+		if sum != int64(ns) {
+			prof.Diagnostics.Add("hitcount-mismatch", 1, "the nodes' hitCounts add up to %d but there are %d samples; times come from the samples", sum, ns)
+		}
+	}
+	prof.Diagnostics.Add("unreachable-node", int64(unreachable), "%d nodes are not reachable from the root and were dropped", unreachable)
+	prof.Diagnostics.Add("sample-unreachable-node", dropped, "%d samples named unreachable nodes and were dropped", dropped)
+	prof.Diagnostics.Add("negative-delta", backwards, "%d samples were out of time order (negative timeDeltas) and were sorted, as DevTools does", backwards)
+	if shape == profile.ShapeCallGraph {
+		prof.Diagnostics.Add("call-graph", int64(len(edges)), "call graph: %d extra caller edges (one node per function, as XS writes)", len(edges))
+	}
+	if err := prof.Validate(); err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	return prof, nil
+}
+
+// legacyTime converts a legacy start/end time in seconds.
+func (p *parser) legacyTime(sec float64) profile.Time { return profile.Time(math.Round(sec * 1e9)) }
+
+// fixLegacyIDs gives id-less legacy nodes fresh ids and turns the children
+// index references of parseHeadNode into ids.
+func (p *parser) fixLegacyIDs() {
+	var next int64
+	for _, n := range p.nodes {
+		if n.hasID {
+			next = max(next, n.id+1)
+		}
+	}
+	for i := range p.nodes {
+		if !p.nodes[i].hasID {
+			p.nodes[i].id, p.nodes[i].hasID = next, true
+			next++
+		}
+	}
+	for i, c := range p.children {
+		p.children[i] = p.nodes[-1-c].id
+	}
+}
+
+// sortSamples stably sorts samples by time, as DevTools' sortSamples does.
+func sortSamples(nodes []profile.NodeID, times []profile.Time) {
+	idx := make([]int32, len(nodes))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int {
+		switch ta, tb := times[a], times[b]; {
+		case ta < tb:
+			return -1
+		case ta > tb:
+			return 1
+		}
+		return 0
+	})
+	n2 := make([]profile.NodeID, len(nodes))
+	t2 := make([]profile.Time, len(times))
+	for i, j := range idx {
+		n2[i], t2[i] = nodes[j], times[j]
+	}
+	copy(nodes, n2)
+	copy(times, t2)
+}

@@ -1,0 +1,624 @@
+// Package v8 reads V8 CPU profiles (.cpuprofile): the Profiler.Profile object
+// of the DevTools protocol that Node --cpu-prof, Chrome DevTools, Deno and XS
+// write, in its current form (nodes with children or parent links, samples and
+// timeDeltas in µs) and its legacy form (a nested head tree, start and end in
+// seconds, timestamps in µs). See docs/formats.md §1 and §3 in the shared docs.
+//
+// Parse fills the profile tables directly from a byte-level scanner: it never
+// builds a generic JSON tree. Input node ids are renumbered densely in preorder
+// from the root; a node reachable through several parents (XS call graphs)
+// makes the thread a call graph, its extra parents kept as Profile.Edges.
+package v8
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/jsonscan"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// Limits bounds what Parse accepts. The zero value means the defaults.
+type Limits struct {
+	MaxNodes int // default 50,000,000
+	MaxDepth int // nesting of the legacy head tree and of skipped values; default 100,000
+}
+
+// Parse reads a .cpuprofile, plain or gzip.
+func Parse(r io.Reader) (*profile.Profile, error) {
+	data, err := input.Read(r, -1, input.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return ParseBytes(data, Limits{})
+}
+
+// Sniff reports whether data (decompressed) looks like a .cpuprofile: a JSON
+// object whose first member is one of the profile's own keys.
+func Sniff(data []byte) bool {
+	s := jsonscan.New(data)
+	if s.BeginObject() != nil {
+		return false
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil || !ok {
+			return false
+		}
+		switch string(key) {
+		case "nodes", "head":
+			return true
+		case "startTime", "endTime", "samples", "timeDeltas", "timestamps", "title", "id", "typeId", "uid":
+			if s.Skip() != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+}
+
+type rawNode struct {
+	id                 int64
+	off                int64 // byte offset of the node object
+	name, url, script  profile.StringID
+	codeType, deopt    profile.StringID
+	line, col          int32
+	hit                int64
+	parent             int64
+	hasHit, hasParent  bool
+	hasChildren, hasID bool
+	children           [2]int32 // range in parser.children
+	ticks              [2]int32 // range in parser.ticks
+}
+
+type parser struct {
+	s      *jsonscan.Scanner
+	b      *profile.Builder
+	limits Limits
+
+	nodes      []rawNode
+	children   []int64
+	ticks      []profile.LineTick // Node holds the raw node index until build
+	samples    []int64
+	deltas     []int64 // ns
+	timestamps []int64 // ns (legacy)
+	startF     float64 // startTime as written: µs, or seconds in the legacy form
+	endF       float64
+	hasStart   bool
+	hasEnd     bool
+	hasSamples bool
+	hasDeltas  bool
+	legacy     bool
+
+	samplesOff, deltasOff int64
+}
+
+func (p *parser) fail(off int64, path string, err error) error {
+	var se *jsonscan.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+		if errors.Is(err, jsonscan.ErrEOF) {
+			err = fmt.Errorf("%w: %s", profile.ErrTruncated, se.Msg)
+		}
+	}
+	return &profile.ParseError{Offset: off, Path: path, Err: err}
+}
+
+func (p *parser) failf(off int64, path string, format string, args ...any) error {
+	return &profile.ParseError{Offset: off, Path: path, Err: fmt.Errorf(format, args...)}
+}
+
+// ParseBytes reads a decompressed .cpuprofile held in memory.
+func ParseBytes(data []byte, limits Limits) (*profile.Profile, error) {
+	if limits.MaxNodes <= 0 {
+		limits.MaxNodes = 50_000_000
+	}
+	if limits.MaxDepth <= 0 {
+		limits.MaxDepth = 100_000
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &profile.ParseError{Offset: 0, Err: profile.ErrEmpty}
+	}
+	s := jsonscan.New(data)
+	s.MaxDepth = limits.MaxDepth
+	p := &parser{s: s, b: profile.NewBuilder("cpuprofile"), limits: limits}
+	if err := p.parseTop(); err != nil {
+		return nil, err
+	}
+	if !s.AtEnd() {
+		return nil, p.failf(s.Offset(), "$", "unexpected data after the profile object")
+	}
+	return p.build()
+}
+
+func (p *parser) parseTop() error {
+	s := p.s
+	if err := s.BeginObject(); err != nil {
+		return p.fail(s.Offset(), "$", err)
+	}
+	sawNodes := false
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return p.fail(s.Offset(), "$", err)
+		}
+		if !ok {
+			break
+		}
+		off := s.Offset()
+		switch string(key) {
+		case "nodes":
+			if s.Null() {
+				continue
+			}
+			sawNodes = true
+			err = p.parseNodes()
+		case "head":
+			if s.Null() {
+				continue
+			}
+			sawNodes, p.legacy = true, true
+			p.nodes = p.nodes[:0]
+			err = p.parseHeadNode(0, "head")
+		case "startTime":
+			p.startF, err = p.readTime("startTime")
+			p.hasStart = err == nil
+		case "endTime":
+			p.endF, err = p.readTime("endTime")
+			p.hasEnd = err == nil
+		case "samples":
+			p.samplesOff = off
+			if s.Null() {
+				continue
+			}
+			p.hasSamples = true
+			p.samples, err = s.Ints(p.samples[:0])
+			if err != nil {
+				return p.fail(off, fmt.Sprintf("samples[%d]", len(p.samples)), err)
+			}
+		case "timeDeltas":
+			p.deltasOff = off
+			if s.Null() {
+				continue
+			}
+			p.hasDeltas = true
+			p.deltas, err = p.readMicrosArray(p.deltas[:0], "timeDeltas")
+		case "timestamps":
+			if s.Null() {
+				continue
+			}
+			p.timestamps, err = p.readMicrosArray(p.timestamps[:0], "timestamps")
+		default:
+			err = s.Skip()
+			if err != nil {
+				err = p.fail(off, "$."+string(key), err)
+			}
+		}
+		if err != nil {
+			var pe *profile.ParseError
+			if errors.As(err, &pe) {
+				return err
+			}
+			return p.fail(off, string(key), err)
+		}
+	}
+	if !sawNodes {
+		return p.failf(0, "$", "%w: no nodes or head member (not a .cpuprofile)", profile.ErrUnrecognized)
+	}
+	return nil
+}
+
+// readTime reads startTime/endTime as written: µs in the current format,
+// seconds in the legacy one (which may only be known later, from head).
+func (p *parser) readTime(path string) (float64, error) {
+	if p.s.Null() {
+		return 0, nil
+	}
+	f, err := p.s.Float()
+	if err != nil {
+		return 0, p.fail(p.s.Offset(), path, err)
+	}
+	return f, nil
+}
+
+// readMicrosArray reads an array of µs values (integers, or any number) as ns.
+func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {
+	s := p.s
+	if err := s.BeginArray(); err != nil {
+		return dst, p.fail(s.Offset(), path, err)
+	}
+	for first := true; ; first = false {
+		ok, err := s.NextElem(first)
+		if err != nil {
+			return dst, p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path, len(dst)), err)
+		}
+		if !ok {
+			return dst, nil
+		}
+		off := s.Offset()
+		v, err := s.Int()
+		if err != nil {
+			f, ferr := p.floatAt(off)
+			if ferr != nil {
+				return dst, p.fail(off, fmt.Sprintf("%s[%d]", path, len(dst)), err)
+			}
+			dst = append(dst, int64(profile.TimeFromMicros(f)))
+			continue
+		}
+		if v > 1<<53 || v < -(1<<53) {
+			return dst, p.failf(off, fmt.Sprintf("%s[%d]", path, len(dst)), "time %d µs out of range", v)
+		}
+		dst = append(dst, v*1000)
+	}
+}
+
+// floatAt re-reads the number at off as a float.
+func (p *parser) floatAt(off int64) (float64, error) {
+	p.s.SetOffset(off)
+	return p.s.Float()
+}
+
+func (p *parser) parseNodes() error {
+	s := p.s
+	if err := s.BeginArray(); err != nil {
+		return p.fail(s.Offset(), "nodes", err)
+	}
+	for first := true; ; first = false {
+		ok, err := s.NextElem(first)
+		if err != nil {
+			return p.fail(s.Offset(), fmt.Sprintf("nodes[%d]", len(p.nodes)), err)
+		}
+		if !ok {
+			return nil
+		}
+		if len(p.nodes) >= p.limits.MaxNodes {
+			return p.failf(s.Offset(), fmt.Sprintf("nodes[%d]", len(p.nodes)), "more than %d nodes", p.limits.MaxNodes)
+		}
+		if err := p.parseNode(fmt.Sprintf("nodes[%d]", len(p.nodes))); err != nil {
+			return err
+		}
+	}
+}
+
+// parseNode reads one node object of the current format.
+func (p *parser) parseNode(path string) error {
+	s := p.s
+	n := rawNode{off: s.Offset(), line: -1, col: -1}
+	if err := s.BeginObject(); err != nil {
+		return p.fail(n.off, path, err)
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return p.fail(s.Offset(), path, err)
+		}
+		if !ok {
+			break
+		}
+		off := s.Offset()
+		switch string(key) {
+		case "id":
+			n.id, err = p.readID()
+			n.hasID = err == nil
+		case "callFrame":
+			err = p.parseCallFrame(&n, path+".callFrame")
+		case "hitCount":
+			if !s.Null() {
+				n.hit, err = s.Int()
+				n.hasHit = err == nil
+			}
+		case "children":
+			if s.Null() {
+				continue
+			}
+			n.hasChildren = true
+			start := len(p.children)
+			p.children, err = s.Ints(p.children)
+			if err != nil {
+				return p.fail(off, fmt.Sprintf("%s.children[%d]", path, len(p.children)-start), err)
+			}
+			n.children = [2]int32{int32(start), int32(len(p.children))}
+		case "parent":
+			if !s.Null() {
+				n.parent, err = s.Int()
+				n.hasParent = err == nil
+			}
+		case "deoptReason", "bailoutReason":
+			n.deopt, err = p.readDeopt()
+		case "positionTicks":
+			err = p.parsePositionTicks(&n, path+".positionTicks")
+		// The legacy format keeps the call frame in the node itself.
+		case "functionName", "url", "scriptId", "lineNumber", "columnNumber":
+			err = p.callFrameField(&n, key, path)
+		default:
+			err = s.Skip()
+		}
+		if err != nil {
+			var pe *profile.ParseError
+			if errors.As(err, &pe) {
+				return err
+			}
+			return p.fail(off, path+"."+string(key), err)
+		}
+	}
+	if !n.hasID {
+		return p.failf(n.off, path, "node has no id")
+	}
+	p.nodes = append(p.nodes, n)
+	return nil
+}
+
+func (p *parser) readID() (int64, error) {
+	s := p.s
+	if s.Kind() == '"' { // some exporters write ids as strings
+		b, err := s.String()
+		if err != nil {
+			return 0, err
+		}
+		var v int64
+		if _, err := fmt.Sscan(string(b), &v); err != nil {
+			return 0, fmt.Errorf("want integer id, got %q", b)
+		}
+		return v, nil
+	}
+	return s.Int()
+}
+
+func (p *parser) readDeopt() (profile.StringID, error) {
+	if p.s.Null() {
+		return 0, nil
+	}
+	b, err := p.s.String()
+	if err != nil {
+		return 0, err
+	}
+	if string(b) == "no reason" {
+		return 0, nil
+	}
+	return p.intern(b), nil
+}
+
+func (p *parser) intern(b []byte) profile.StringID {
+	if !utf8.Valid(b) {
+		return p.b.Intern(string(bytes.ToValidUTF8(b, []byte("\uFFFD"))))
+	}
+	return p.b.InternBytes(b)
+}
+
+func (p *parser) parseCallFrame(n *rawNode, path string) error {
+	s := p.s
+	if err := s.BeginObject(); err != nil {
+		return p.fail(s.Offset(), path, err)
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return p.fail(s.Offset(), path, err)
+		}
+		if !ok {
+			return nil
+		}
+		off := s.Offset()
+		switch string(key) {
+		case "functionName", "url", "scriptId", "lineNumber", "columnNumber", "codeType":
+			err = p.callFrameField(n, key, "")
+		default:
+			err = s.Skip()
+		}
+		if err != nil {
+			return p.fail(off, path+"."+string(key), err)
+		}
+	}
+}
+
+// callFrameField reads one call-frame member. With legacy != "" the member sits
+// in a legacy node, whose lineNumber and columnNumber are 1-based.
+func (p *parser) callFrameField(n *rawNode, key []byte, legacyPath string) error {
+	s := p.s
+	switch string(key) {
+	case "lineNumber", "columnNumber":
+		if s.Null() {
+			return nil
+		}
+		v, err := s.Int()
+		if err != nil {
+			// XS and others write NaN as null; anything else numeric but odd
+			// (fractions) is an error.
+			return err
+		}
+		if legacyPath != "" {
+			v--
+		}
+		if v < -1<<31 || v > 1<<31-1 {
+			return fmt.Errorf("position %d out of range", v)
+		}
+		if key[0] == 'l' {
+			n.line = int32(v)
+		} else {
+			n.col = int32(v)
+		}
+		return nil
+	case "scriptId":
+		if s.Null() {
+			return nil
+		}
+		if s.Kind() == '0' {
+			start := s.Offset()
+			if _, err := s.Float(); err != nil {
+				return err
+			}
+			n.script = p.intern(p.raw(start, s.Offset()))
+			return nil
+		}
+		b, err := s.String()
+		if err != nil {
+			return err
+		}
+		n.script = p.intern(b)
+		return nil
+	}
+	if s.Null() {
+		return nil
+	}
+	b, err := s.String()
+	if err != nil {
+		return err
+	}
+	id := p.intern(b)
+	switch string(key) {
+	case "functionName":
+		n.name = id
+	case "url":
+		n.url = id
+	case "codeType":
+		n.codeType = id
+	}
+	return nil
+}
+
+func (p *parser) raw(start, end int64) []byte { return p.s.Raw(start, end) }
+
+func (p *parser) parsePositionTicks(n *rawNode, path string) error {
+	s := p.s
+	if s.Null() {
+		return nil
+	}
+	if err := s.BeginArray(); err != nil {
+		return p.fail(s.Offset(), path, err)
+	}
+	start := len(p.ticks)
+	for first := true; ; first = false {
+		i := len(p.ticks) - start
+		ok, err := s.NextElem(first)
+		if err != nil {
+			return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path, i), err)
+		}
+		if !ok {
+			break
+		}
+		if err := s.BeginObject(); err != nil {
+			return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path, i), err)
+		}
+		lt := profile.LineTick{Node: profile.NodeID(len(p.nodes))}
+		for f := true; ; f = false {
+			key, ok, err := s.NextKey(f)
+			if err != nil {
+				return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path, i), err)
+			}
+			if !ok {
+				break
+			}
+			var v int64
+			switch string(key) {
+			case "line":
+				v, err = s.Int()
+				if err == nil && (v < 0 || v > 1<<31-1) {
+					err = fmt.Errorf("line %d out of range", v)
+				}
+				lt.Line = int32(v)
+			case "ticks":
+				lt.Ticks, err = s.Int()
+			default:
+				err = s.Skip()
+			}
+			if err != nil {
+				return p.fail(s.Offset(), fmt.Sprintf("%s[%d].%s", path, i, key), err)
+			}
+		}
+		p.ticks = append(p.ticks, lt)
+	}
+	n.ticks = [2]int32{int32(start), int32(len(p.ticks))}
+	return nil
+}
+
+// parseHeadNode reads a node of the legacy nested head tree and its subtree.
+// Children are appended after their parent (preorder); each node's children
+// ids go to p.children once the subtree is read.
+func (p *parser) parseHeadNode(depth int, path string) error {
+	s := p.s
+	if depth > p.limits.MaxDepth {
+		return p.failf(s.Offset(), path, "head tree deeper than %d", p.limits.MaxDepth)
+	}
+	if len(p.nodes) >= p.limits.MaxNodes {
+		return p.failf(s.Offset(), path, "more than %d nodes", p.limits.MaxNodes)
+	}
+	idx := len(p.nodes)
+	p.nodes = append(p.nodes, rawNode{off: s.Offset(), line: -1, col: -1, hasChildren: true})
+	if err := s.BeginObject(); err != nil {
+		return p.fail(s.Offset(), path, err)
+	}
+	var kids []int64
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return p.fail(s.Offset(), path, err)
+		}
+		if !ok {
+			break
+		}
+		off := s.Offset()
+		n := &p.nodes[idx]
+		switch string(key) {
+		case "id":
+			n.id, err = p.readID()
+			n.hasID = err == nil
+		case "callFrame":
+			err = p.parseCallFrame(n, path+".callFrame")
+		case "functionName", "url", "scriptId", "lineNumber", "columnNumber":
+			err = p.callFrameField(n, key, path)
+		case "hitCount":
+			if !s.Null() {
+				n.hit, err = s.Int()
+				n.hasHit = err == nil
+			}
+		case "deoptReason", "bailoutReason":
+			n.deopt, err = p.readDeopt()
+		case "positionTicks":
+			err = p.parsePositionTicks(n, path+".positionTicks")
+		case "children":
+			if s.Null() {
+				continue
+			}
+			if err = s.BeginArray(); err != nil {
+				break
+			}
+			for f := true; ; f = false {
+				ok, err2 := s.NextElem(f)
+				if err2 != nil {
+					return p.fail(s.Offset(), fmt.Sprintf("%s.children[%d]", path, len(kids)), err2)
+				}
+				if !ok {
+					break
+				}
+				child := len(p.nodes)
+				if err := p.parseHeadNode(depth+1, fmt.Sprintf("%s.children[%d]", path, len(kids))); err != nil {
+					return err
+				}
+				// Provisional id: the index, fixed up below if the child had an id.
+				kids = append(kids, int64(child))
+			}
+		default:
+			err = s.Skip()
+		}
+		if err != nil {
+			var pe *profile.ParseError
+			if errors.As(err, &pe) {
+				return err
+			}
+			return p.fail(off, path+"."+string(key), err)
+		}
+	}
+	// Children were recorded by index; store them as indexes marked negative
+	// so build can tell them from ids (legacy ids are resolved by index).
+	start := len(p.children)
+	for _, k := range kids {
+		p.children = append(p.children, -1-k)
+	}
+	p.nodes[idx].children = [2]int32{int32(start), int32(len(p.children))}
+	return nil
+}

@@ -1,0 +1,3 @@
+module github.com/jsprof/jsprof
+
+go 1.26.8

@@ -1,0 +1,593 @@
+// Package jsonscan is a small, allocation-free pull scanner over a JSON
+// document held in memory (RFC 8259). Readers use it to fill columnar tables
+// directly, skipping what they do not need without materialising it.
+//
+// Strings returned by the scanner alias the input or an internal buffer and are
+// valid until the next call. Errors are *SyntaxError values with the byte
+// offset of the problem; callers add the JSON path they know.
+package jsonscan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// DefaultMaxDepth bounds the nesting of arrays and objects that Skip accepts.
+const DefaultMaxDepth = 10000
+
+// SyntaxError is a malformed or unexpected JSON value at Offset.
+type SyntaxError struct {
+	Offset int64
+	Msg    string
+	Err    error // optional sentinel, e.g. ErrEOF
+}
+
+func (e *SyntaxError) Error() string { return e.Msg }
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// ErrEOF is wrapped by errors caused by the end of the input.
+var ErrEOF = errors.New("unexpected end of input")
+
+// Scanner reads one JSON document from a byte slice.
+type Scanner struct {
+	data     []byte
+	pos      int
+	buf      []byte
+	MaxDepth int
+}
+
+// New returns a scanner over data.
+func New(data []byte) *Scanner { return &Scanner{data: data, MaxDepth: DefaultMaxDepth} }
+
+// Offset returns the current byte offset.
+func (s *Scanner) Offset() int64 { return int64(s.pos) }
+
+// Len returns the input length.
+func (s *Scanner) Len() int { return len(s.data) }
+
+func (s *Scanner) errorf(format string, args ...any) error {
+	return &SyntaxError{Offset: int64(s.pos), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (s *Scanner) eof(what string) error {
+	return &SyntaxError{Offset: int64(s.pos), Msg: "unexpected end of input in " + what, Err: ErrEOF}
+}
+
+func (s *Scanner) skipWS() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\n', '\r', '\t':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// Peek skips white space and returns the next byte, or 0 at the end.
+func (s *Scanner) Peek() byte {
+	s.skipWS()
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
+	}
+	return 0
+}
+
+// Kind describes the next value: one of '{', '[', '"', 'n' (null), 't', 'f',
+// '0' (number) or 0 (end of input or invalid).
+func (s *Scanner) Kind() byte {
+	switch c := s.Peek(); c {
+	case '{', '[', '"', 'n', 't', 'f':
+		return c
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return '0'
+	}
+	return 0
+}
+
+// AtEnd reports whether only white space remains.
+func (s *Scanner) AtEnd() bool { return s.Peek() == 0 && s.pos >= len(s.data) }
+
+func (s *Scanner) describe() string {
+	switch s.Kind() {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	case '0':
+		return "number"
+	}
+	if s.pos >= len(s.data) {
+		return "end of input"
+	}
+	return strconv.QuoteRune(rune(s.data[s.pos]))
+}
+
+// TypeError returns an error saying that want was expected at the current value.
+func (s *Scanner) TypeError(want string) error {
+	s.skipWS()
+	if s.pos >= len(s.data) {
+		return s.eof(want)
+	}
+	return s.errorf("want %s, got %s", want, s.describe())
+}
+
+// BeginObject consumes '{'.
+func (s *Scanner) BeginObject() error {
+	if s.Peek() != '{' {
+		return s.TypeError("object")
+	}
+	s.pos++
+	return nil
+}
+
+// NextKey reads the next member name of an object opened by BeginObject and
+// the colon after it. At '}' it consumes it and returns ok=false. The key is
+// valid until the next call.
+func (s *Scanner) NextKey(first bool) (key []byte, ok bool, err error) {
+	c := s.Peek()
+	if c == '}' {
+		s.pos++
+		return nil, false, nil
+	}
+	if !first {
+		if c != ',' {
+			if c == 0 {
+				return nil, false, s.eof("object")
+			}
+			return nil, false, s.errorf("want ',' or '}' in object, got %s", s.describe())
+		}
+		s.pos++
+		c = s.Peek()
+	}
+	if c != '"' {
+		if c == 0 {
+			return nil, false, s.eof("object")
+		}
+		return nil, false, s.errorf("want object member name, got %s", s.describe())
+	}
+	key, err = s.String()
+	if err != nil {
+		return nil, false, err
+	}
+	if s.Peek() != ':' {
+		if s.pos >= len(s.data) {
+			return nil, false, s.eof("object")
+		}
+		return nil, false, s.errorf("want ':' after object member name, got %s", s.describe())
+	}
+	s.pos++
+	return key, true, nil
+}
+
+// BeginArray consumes '['.
+func (s *Scanner) BeginArray() error {
+	if s.Peek() != '[' {
+		return s.TypeError("array")
+	}
+	s.pos++
+	return nil
+}
+
+// NextElem advances to the next element of an array opened by BeginArray. At
+// ']' it consumes it and returns false.
+func (s *Scanner) NextElem(first bool) (bool, error) {
+	c := s.Peek()
+	if c == ']' {
+		s.pos++
+		return false, nil
+	}
+	if !first {
+		if c != ',' {
+			if c == 0 {
+				return false, s.eof("array")
+			}
+			return false, s.errorf("want ',' or ']' in array, got %s", s.describe())
+		}
+		s.pos++
+		if s.Peek() == 0 {
+			return false, s.eof("array")
+		}
+	} else if c == 0 {
+		return false, s.eof("array")
+	}
+	return true, nil
+}
+
+// Null consumes a null if one is next and reports whether it did.
+func (s *Scanner) Null() bool {
+	if s.Peek() == 'n' && s.pos+4 <= len(s.data) && string(s.data[s.pos:s.pos+4]) == "null" {
+		s.pos += 4
+		return true
+	}
+	return false
+}
+
+// Bool reads true or false.
+func (s *Scanner) Bool() (bool, error) {
+	c := s.Peek()
+	if c == 't' && s.pos+4 <= len(s.data) && string(s.data[s.pos:s.pos+4]) == "true" {
+		s.pos += 4
+		return true, nil
+	}
+	if c == 'f' && s.pos+5 <= len(s.data) && string(s.data[s.pos:s.pos+5]) == "false" {
+		s.pos += 5
+		return false, nil
+	}
+	return false, s.TypeError("boolean")
+}
+
+// String reads a string and returns its unescaped bytes, valid until the next
+// call. Invalid UTF-8 is passed through; see ValidUTF8.
+func (s *Scanner) String() ([]byte, error) {
+	if s.Peek() != '"' {
+		return nil, s.TypeError("string")
+	}
+	start := s.pos + 1
+	i := start
+	d := s.data
+	for i < len(d) {
+		c := d[i]
+		if c == '"' {
+			s.pos = i + 1
+			return d[start:i], nil
+		}
+		if c == '\\' || c < 0x20 {
+			return s.slowString(start, i)
+		}
+		i++
+	}
+	s.pos = len(d)
+	return nil, s.eof("string")
+}
+
+func (s *Scanner) slowString(start, i int) ([]byte, error) {
+	d := s.data
+	s.buf = append(s.buf[:0], d[start:i]...)
+	for i < len(d) {
+		c := d[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			return s.buf, nil
+		case c < 0x20:
+			s.pos = i
+			return nil, s.errorf("control character %#x in string", c)
+		case c != '\\':
+			s.buf = append(s.buf, c)
+			i++
+			continue
+		}
+		if i+1 >= len(d) {
+			s.pos = len(d)
+			return nil, s.eof("string")
+		}
+		e := d[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/':
+			s.buf = append(s.buf, e)
+		case 'b':
+			s.buf = append(s.buf, '\b')
+		case 'f':
+			s.buf = append(s.buf, '\f')
+		case 'n':
+			s.buf = append(s.buf, '\n')
+		case 'r':
+			s.buf = append(s.buf, '\r')
+		case 't':
+			s.buf = append(s.buf, '\t')
+		case 'u':
+			r, ok := hex4(d, i)
+			if !ok {
+				s.pos = i - 2
+				return nil, s.errorf("invalid \\u escape in string")
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok2 := rune(-1), false
+				if i+6 <= len(d) && d[i] == '\\' && d[i+1] == 'u' {
+					r2, ok2 = hex4(d, i+2)
+				}
+				if dec := utf16.DecodeRune(r, r2); ok2 && dec != utf8.RuneError {
+					r = dec
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			s.buf = utf8.AppendRune(s.buf, r)
+		default:
+			s.pos = i - 2
+			return nil, s.errorf("invalid escape '\\%c' in string", e)
+		}
+	}
+	s.pos = len(d)
+	return nil, s.eof("string")
+}
+
+func hex4(d []byte, i int) (rune, bool) {
+	if i+4 > len(d) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// numberEnd returns the end of the JSON number starting at i, and whether it
+// has a fraction or exponent; end == i means no valid number.
+func numberEnd(d []byte, i int) (end int, frac bool) {
+	j := i
+	if j < len(d) && d[j] == '-' {
+		j++
+	}
+	if j >= len(d) {
+		return i, false
+	}
+	if d[j] == '0' {
+		j++
+	} else if d[j] >= '1' && d[j] <= '9' {
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			j++
+		}
+	} else {
+		return i, false
+	}
+	if j < len(d) && d[j] == '.' {
+		frac = true
+		j++
+		k := j
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return i, false
+		}
+	}
+	if j < len(d) && (d[j] == 'e' || d[j] == 'E') {
+		frac = true
+		j++
+		if j < len(d) && (d[j] == '+' || d[j] == '-') {
+			j++
+		}
+		k := j
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			j++
+		}
+		if j == k {
+			return i, false
+		}
+	}
+	return j, frac
+}
+
+// Float reads a number as a float64.
+func (s *Scanner) Float() (float64, error) {
+	if s.Kind() != '0' {
+		return 0, s.TypeError("number")
+	}
+	end, _ := numberEnd(s.data, s.pos)
+	if end == s.pos {
+		return 0, s.errorf("invalid number")
+	}
+	f, err := strconv.ParseFloat(string(s.data[s.pos:end]), 64)
+	if err != nil {
+		return 0, s.errorf("number %s out of range", s.data[s.pos:end])
+	}
+	s.pos = end
+	return f, nil
+}
+
+// Int reads an integer. A number with a fraction or exponent is accepted if
+// its value is integral and fits in int64.
+func (s *Scanner) Int() (int64, error) {
+	d := s.data
+	i := s.pos
+	// Fast path: no white space, plain digits.
+	if i < len(d) && (d[i] < '0' || d[i] > '9') && d[i] != '-' {
+		if s.Kind() != '0' {
+			return 0, s.TypeError("integer")
+		}
+		i = s.pos
+	}
+	neg := false
+	j := i
+	if j < len(d) && d[j] == '-' {
+		neg = true
+		j++
+	}
+	var v uint64
+	k := j
+	for k < len(d) && d[k] >= '0' && d[k] <= '9' && k-j < 18 {
+		v = v*10 + uint64(d[k]-'0')
+		k++
+	}
+	if k > j && k < len(d) {
+		if c := d[k]; c != '.' && c != 'e' && c != 'E' && (c < '0' || c > '9') {
+			if d[j] == '0' && k-j > 1 {
+				s.pos = i
+				return 0, s.errorf("invalid number (leading zero)")
+			}
+			s.pos = k
+			if neg {
+				return -int64(v), nil
+			}
+			return int64(v), nil
+		}
+	} else if k > j && k == len(d) {
+		s.pos = k
+		if neg {
+			return -int64(v), nil
+		}
+		return int64(v), nil
+	}
+	// Slow path: long, fractional or exponent forms.
+	s.pos = i
+	end, frac := numberEnd(d, i)
+	if end == i {
+		return 0, s.TypeError("integer")
+	}
+	if !frac {
+		n, err := strconv.ParseInt(string(d[i:end]), 10, 64)
+		if err != nil {
+			return 0, s.errorf("integer %s out of range", d[i:end])
+		}
+		s.pos = end
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(string(d[i:end]), 64)
+	if err != nil || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		return 0, s.errorf("want integer, got %s", d[i:end])
+	}
+	s.pos = end
+	return int64(f), nil
+}
+
+// Ints appends the integers of an array to dst.
+func (s *Scanner) Ints(dst []int64) ([]int64, error) {
+	if err := s.BeginArray(); err != nil {
+		return dst, err
+	}
+	for first := true; ; first = false {
+		ok, err := s.NextElem(first)
+		if err != nil || !ok {
+			return dst, err
+		}
+		v, err := s.Int()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, v)
+	}
+}
+
+// Skip skips one value of any kind, checking its syntax.
+func (s *Scanner) Skip() error {
+	var stack []byte // expected closers
+	for {
+		switch s.Kind() {
+		case '{':
+			if len(stack) >= s.MaxDepth {
+				return s.errorf("nesting deeper than %d", s.MaxDepth)
+			}
+			s.pos++
+			stack = append(stack, '}')
+			if s.Peek() == '}' {
+				s.pos++
+				stack = stack[:len(stack)-1]
+				break
+			}
+			if _, _, err := s.NextKey(true); err != nil {
+				return err
+			}
+			continue
+		case '[':
+			if len(stack) >= s.MaxDepth {
+				return s.errorf("nesting deeper than %d", s.MaxDepth)
+			}
+			s.pos++
+			stack = append(stack, ']')
+			if s.Peek() == ']' {
+				s.pos++
+				stack = stack[:len(stack)-1]
+				break
+			}
+			continue
+		case '"':
+			if err := s.skipString(); err != nil {
+				return err
+			}
+		case 'n':
+			if !s.Null() {
+				return s.errorf("invalid literal")
+			}
+		case 't', 'f':
+			if _, err := s.Bool(); err != nil {
+				return err
+			}
+		case '0':
+			end, _ := numberEnd(s.data, s.pos)
+			if end == s.pos {
+				return s.errorf("invalid number")
+			}
+			s.pos = end
+		default:
+			return s.TypeError("value")
+		}
+		// A value ended: close containers or move to the next member.
+		for len(stack) > 0 {
+			closer := stack[len(stack)-1]
+			c := s.Peek()
+			if c == closer {
+				s.pos++
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			if c != ',' {
+				if c == 0 {
+					return s.eof("value")
+				}
+				return s.errorf("want ',' or '%c', got %s", closer, s.describe())
+			}
+			s.pos++
+			if closer == '}' {
+				if _, _, err := s.NextKey(true); err != nil {
+					return err
+				}
+			}
+			break
+		}
+		if len(stack) == 0 {
+			return nil
+		}
+	}
+}
+
+func (s *Scanner) skipString() error {
+	d := s.data
+	i := s.pos + 1
+	for i < len(d) {
+		switch c := d[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return nil
+		case c == '\\':
+			i += 2
+		case c < 0x20:
+			s.pos = i
+			return s.errorf("control character %#x in string", c)
+		default:
+			i++
+		}
+	}
+	s.pos = len(d)
+	return s.eof("string")
+}
+
+// SetOffset moves the scanner to byte offset off.
+func (s *Scanner) SetOffset(off int64) { s.pos = int(off) }
+
+// Raw returns the input bytes [start, end).
+func (s *Scanner) Raw(start, end int64) []byte { return s.data[start:end] }

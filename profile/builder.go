@@ -1,0 +1,75 @@
+package profile
+
+// Builder helps readers fill a Profile: it interns strings and deduplicates
+// frames. The zero value is not ready; use NewBuilder.
+type Builder struct {
+	P       *Profile
+	strings map[string]StringID
+	frames  map[Frame]FrameID
+}
+
+// NewBuilder returns a Builder for a new, empty profile of the given format.
+func NewBuilder(format string) *Builder {
+	p := &Profile{Format: format, Strings: []string{""}, Categories: DefaultCategories()}
+	return &Builder{P: p, strings: map[string]StringID{"": 0}, frames: map[Frame]FrameID{}}
+}
+
+// Intern returns the id of s, adding it if needed.
+func (b *Builder) Intern(s string) StringID {
+	if id, ok := b.strings[s]; ok {
+		return id
+	}
+	id := StringID(len(b.P.Strings))
+	b.P.Strings = append(b.P.Strings, s)
+	b.strings[s] = id
+	return id
+}
+
+// InternBytes is Intern for a byte slice; it allocates only for new strings.
+func (b *Builder) InternBytes(s []byte) StringID {
+	if id, ok := b.strings[string(s)]; ok {
+		return id
+	}
+	return b.Intern(string(s))
+}
+
+// Frame returns the id of f, adding it if needed. It fills in f.Kind from the
+// name when f.Kind is KindJS and the frame is a meta or native frame, and
+// f.Category from the kind when it is zero.
+func (b *Builder) Frame(f Frame) FrameID {
+	if f.Kind == KindJS {
+		f.Kind = b.classify(f)
+	}
+	if f.Category == 0 {
+		f.Category = KindCategory(f.Kind)
+	}
+	if id, ok := b.frames[f]; ok {
+		return id
+	}
+	id := FrameID(len(b.P.Frames))
+	b.P.Frames = append(b.P.Frames, f)
+	b.frames[f] = id
+	return id
+}
+
+func (b *Builder) classify(f Frame) FrameKind {
+	name := b.P.Strings[f.Name]
+	if len(name) > 0 && name[0] == '(' && f.URL == 0 {
+		switch name {
+		case "(root)", "(host)":
+			return KindRoot
+		case "(program)":
+			return KindProgram
+		case "(idle)":
+			return KindIdle
+		case "(garbage collector)", "(gc)":
+			return KindGC
+		}
+	}
+	if f.URL == 0 {
+		if s := b.P.Strings[f.ScriptID]; s == "0" || s == "" {
+			return KindNative
+		}
+	}
+	return KindJS
+}

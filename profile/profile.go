@@ -1,0 +1,232 @@
+package profile
+
+import (
+	"iter"
+	"math"
+	"time"
+)
+
+// Time is an instant in nanoseconds on the clock of the input file.
+type Time int64
+
+// TimeFromMicros converts a time or duration in microseconds, as Chrome and V8
+// write them, to a Time, rounding to the nearest nanosecond.
+func TimeFromMicros(us float64) Time { return Time(math.Round(us * 1000)) }
+
+// Micros returns t in microseconds, the unit DevTools uses.
+func (t Time) Micros() float64 { return float64(t) / 1000 }
+
+// Millis returns t in milliseconds.
+func (t Time) Millis() float64 { return float64(t) / 1e6 }
+
+// Sub returns the duration t−u.
+func (t Time) Sub(u Time) time.Duration { return time.Duration(t - u) }
+
+// StringID indexes Profile.Strings. StringID 0 is always the empty string.
+type StringID int32
+
+// FrameID indexes Profile.Frames.
+type FrameID int32
+
+// NodeID indexes Profile.Nodes.
+type NodeID int32
+
+// ThreadID indexes Profile.Threads.
+type ThreadID int32
+
+// CategoryID indexes Profile.Categories.
+type CategoryID uint8
+
+// NoNode is the NodeID that means "no node", e.g. the parent of a root.
+const NoNode NodeID = -1
+
+// FrameKind classifies a frame.
+type FrameKind uint8
+
+// The frame kinds. The meta kinds (Root, Program, Idle, GC) are V8's VM-state
+// pseudo-frames; XS calls its root "(host)" and its GC "(gc)".
+const (
+	KindJS      FrameKind = iota // a JavaScript (or wasm) function with a script
+	KindNative                   // a builtin or API callback (script id "0", no URL)
+	KindRoot                     // (root), XS (host)
+	KindProgram                  // (program): VM work with no symbolizable frame
+	KindIdle                     // (idle)
+	KindGC                       // (garbage collector), XS (gc)
+)
+
+var kindNames = [...]string{"js", "native", "root", "program", "idle", "gc"}
+
+func (k FrameKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "invalid"
+}
+
+// Meta reports whether k is one of the VM-state pseudo-frames.
+func (k FrameKind) Meta() bool { return k >= KindRoot }
+
+// Frame is a distinct call frame. Frames are deduplicated on all their fields.
+type Frame struct {
+	Name     StringID // function name; "" for anonymous functions and script top level
+	URL      StringID
+	ScriptID StringID // V8 script id as a string ("0" for natives)
+	Line     int32    // 0-based line of the function start; -1 if unknown
+	Column   int32    // 0-based column of the function start; -1 if unknown
+	CodeType StringID // "JS", "wasm", "other" from trace chunks; "" if absent
+	Kind     FrameKind
+	Category CategoryID
+}
+
+// Node is a call-tree node: the call path from its thread's root to Frame.
+type Node struct {
+	Parent      NodeID // NoNode for a thread's root; otherwise < this node's ID
+	Frame       FrameID
+	InputID     int64    // the node id in the input file
+	HitCount    int64    // hitCount from the input (advisory; see Thread.HitCounts)
+	DeoptReason StringID // "" when absent or "no reason"
+}
+
+// Edge is an extra caller→callee edge of a call-graph profile.
+type Edge struct {
+	From, To NodeID
+}
+
+// LineTick is one entry of a node's positionTicks: samples whose top frame was
+// this node, at a 1-based source line.
+type LineTick struct {
+	Node  NodeID
+	Line  int32 // 1-based, as V8 writes it
+	Ticks int64
+}
+
+// Samples is the sample table, one row per sample, as parallel columns.
+// Rows are grouped by thread (Thread.Samples) and sorted by time within a thread.
+type Samples struct {
+	Node []NodeID
+	Time []Time
+	// Line is the 1-based source line of each sample (0 = none), or nil when the
+	// input has no per-sample lines.
+	Line []int32
+	// Column is the per-sample column (0 = none), or nil.
+	Column []int32
+}
+
+// Len returns the number of samples.
+func (s *Samples) Len() int { return len(s.Node) }
+
+// Range is a half-open index range [Start, End).
+type Range struct{ Start, End int32 }
+
+// Len returns End−Start.
+func (r Range) Len() int { return int(r.End - r.Start) }
+
+// Shape says whether a thread's nodes form a tree or a call graph.
+type Shape uint8
+
+// The shapes.
+const (
+	ShapeTree      Shape = iota // every node has one parent: a node is a call path
+	ShapeCallGraph              // one node per function, several callers (XS)
+)
+
+func (s Shape) String() string {
+	if s == ShapeCallGraph {
+		return "callgraph"
+	}
+	return "tree"
+}
+
+// Thread is one sampled thread: its call tree (or graph) and its samples.
+type Thread struct {
+	PID, TID  int64
+	Name      string
+	ProfileID string // the trace profile id ("0x1"); "" for a bare .cpuprofile
+	Nodes     Range  // Nodes.Start is the root
+	Samples   Range
+	// Start and End are the profile's startTime and endTime as the input gives
+	// them (End may be missing or bogus: see analyses for how each tool derives it).
+	Start, End Time
+	// LastSampleEnd is the end of the last sample when the input gives it
+	// (the legacy format's extra timestamp); 0 otherwise.
+	LastSampleEnd Time
+	// HitCounts reports whether the input carried hitCount on its nodes.
+	HitCounts bool
+	Shape     Shape
+}
+
+// Root returns the thread's root node.
+func (t *Thread) Root() NodeID { return NodeID(t.Nodes.Start) }
+
+// Profile is a sampled CPU profile of one or more threads.
+type Profile struct {
+	// Format names the input format, e.g. "cpuprofile", "cpuprofile-legacy", "xs".
+	Format      string
+	Strings     []string
+	Frames      []Frame
+	Nodes       []Node
+	Edges       []Edge
+	LineTicks   []LineTick
+	Samples     Samples
+	Threads     []Thread
+	Categories  []Category
+	Diagnostics Diagnostics
+}
+
+// Str returns the string with the given id.
+func (p *Profile) Str(id StringID) string { return p.Strings[id] }
+
+// NodeFrame returns the frame of node n.
+func (p *Profile) NodeFrame(n NodeID) *Frame { return &p.Frames[p.Nodes[n].Frame] }
+
+// Stack iterates over the nodes from n up to, but excluding, its thread's root:
+// leaf first.
+func (p *Profile) Stack(n NodeID) iter.Seq[NodeID] {
+	return func(yield func(NodeID) bool) {
+		for n != NoNode && p.Nodes[n].Parent != NoNode {
+			if !yield(n) {
+				return
+			}
+			n = p.Nodes[n].Parent
+		}
+	}
+}
+
+// Depths returns the depth of every node: −1 for roots, 0 for their children.
+func (p *Profile) Depths() []int32 {
+	d := make([]int32, len(p.Nodes))
+	for i, n := range p.Nodes {
+		if n.Parent == NoNode {
+			d[i] = -1
+		} else {
+			d[i] = d[n.Parent] + 1
+		}
+	}
+	return d
+}
+
+// FunctionKey identifies a function for aggregation: frames with the same name,
+// URL, line and column are one function (script id and code type are ignored).
+type FunctionKey struct {
+	Name, URL    StringID
+	Line, Column int32
+}
+
+// FunctionKey returns the function of frame f.
+func (p *Profile) FunctionKey(f FrameID) FunctionKey {
+	fr := &p.Frames[f]
+	return FunctionKey{fr.Name, fr.URL, fr.Line, fr.Column}
+}
+
+// ThreadSamples returns thread t's sample columns as subslices of p.Samples.
+func (p *Profile) ThreadSamples(t ThreadID) Samples {
+	r := p.Threads[t].Samples
+	s := Samples{Node: p.Samples.Node[r.Start:r.End], Time: p.Samples.Time[r.Start:r.End]}
+	if p.Samples.Line != nil {
+		s.Line = p.Samples.Line[r.Start:r.End]
+	}
+	if p.Samples.Column != nil {
+		s.Column = p.Samples.Column[r.Start:r.End]
+	}
+	return s
+}

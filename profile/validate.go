@@ -1,0 +1,97 @@
+package profile
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Validate checks every invariant of the model: ids in range, each thread's
+// nodes a contiguous preorder range starting with its root, parents before
+// children, sample columns of equal length, samples inside their thread's node
+// range and sorted by time.
+func (p *Profile) Validate() error {
+	if len(p.Strings) == 0 || p.Strings[0] != "" {
+		return errors.New("profile: Strings[0] must be the empty string")
+	}
+	ns := StringID(len(p.Strings))
+	for i, f := range p.Frames {
+		for _, s := range [...]StringID{f.Name, f.URL, f.ScriptID, f.CodeType} {
+			if s < 0 || s >= ns {
+				return fmt.Errorf("profile: frame %d: string id %d out of range", i, s)
+			}
+		}
+		if f.Kind > KindGC {
+			return fmt.Errorf("profile: frame %d: invalid kind %d", i, f.Kind)
+		}
+		if int(f.Category) >= len(p.Categories) {
+			return fmt.Errorf("profile: frame %d: category %d out of range", i, f.Category)
+		}
+	}
+	nf := FrameID(len(p.Frames))
+	s := &p.Samples
+	if len(s.Time) != len(s.Node) || (s.Line != nil && len(s.Line) != len(s.Node)) ||
+		(s.Column != nil && len(s.Column) != len(s.Node)) {
+		return errors.New("profile: sample columns differ in length")
+	}
+	var nextNode, nextSample int32
+	for ti, t := range p.Threads {
+		if t.Nodes.Start != nextNode || t.Nodes.End <= t.Nodes.Start {
+			return fmt.Errorf("profile: thread %d: node range [%d,%d) not contiguous after %d", ti, t.Nodes.Start, t.Nodes.End, nextNode)
+		}
+		if t.Samples.Start != nextSample || t.Samples.End < t.Samples.Start {
+			return fmt.Errorf("profile: thread %d: sample range [%d,%d) not contiguous after %d", ti, t.Samples.Start, t.Samples.End, nextSample)
+		}
+		if int(t.Nodes.End) > len(p.Nodes) || int(t.Samples.End) > len(s.Node) {
+			return fmt.Errorf("profile: thread %d: range beyond table", ti)
+		}
+		nextNode, nextSample = t.Nodes.End, t.Samples.End
+		for i := t.Nodes.Start; i < t.Nodes.End; i++ {
+			n := &p.Nodes[i]
+			if n.Frame < 0 || n.Frame >= nf {
+				return fmt.Errorf("profile: node %d: frame %d out of range", i, n.Frame)
+			}
+			if n.DeoptReason < 0 || n.DeoptReason >= ns {
+				return fmt.Errorf("profile: node %d: deopt reason string out of range", i)
+			}
+			if i == t.Nodes.Start {
+				if n.Parent != NoNode {
+					return fmt.Errorf("profile: node %d: thread root has a parent", i)
+				}
+			} else if n.Parent < NodeID(t.Nodes.Start) || n.Parent >= NodeID(i) {
+				return fmt.Errorf("profile: node %d: parent %d not before it in its thread", i, n.Parent)
+			}
+		}
+		for i := t.Samples.Start; i < t.Samples.End; i++ {
+			if n := s.Node[i]; n < NodeID(t.Nodes.Start) || n >= NodeID(t.Nodes.End) {
+				return fmt.Errorf("profile: sample %d: node %d outside thread %d", i, n, ti)
+			}
+			if i > t.Samples.Start && s.Time[i] < s.Time[i-1] {
+				return fmt.Errorf("profile: sample %d: time goes backwards", i)
+			}
+		}
+	}
+	if int(nextNode) != len(p.Nodes) || int(nextSample) != len(s.Node) {
+		return errors.New("profile: nodes or samples outside every thread")
+	}
+	for i, e := range p.Edges {
+		th := p.threadOfNode(e.From)
+		if th < 0 || th != p.threadOfNode(e.To) {
+			return fmt.Errorf("profile: edge %d: nodes %d→%d not in one thread", i, e.From, e.To)
+		}
+	}
+	for i, lt := range p.LineTicks {
+		if lt.Node < 0 || int(lt.Node) >= len(p.Nodes) {
+			return fmt.Errorf("profile: line tick %d: node out of range", i)
+		}
+	}
+	return nil
+}
+
+func (p *Profile) threadOfNode(n NodeID) int {
+	for i, t := range p.Threads {
+		if n >= NodeID(t.Nodes.Start) && n < NodeID(t.Nodes.End) {
+			return i
+		}
+	}
+	return -1
+}
