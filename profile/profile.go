@@ -10,8 +10,16 @@ import (
 type Time int64
 
 // TimeFromMicros converts a time or duration in microseconds, as Chrome and V8
-// write them, to a Time, rounding to the nearest nanosecond.
-func TimeFromMicros(us float64) Time { return Time(math.Round(us * 1000)) }
+// write them, to a Time, rounding to the nearest nanosecond. The integer part
+// is converted exactly (scaling first would lose up to 128 ns on epoch-µs
+// clocks, whose ns values exceed float64's 53-bit mantissa).
+func TimeFromMicros(us float64) Time {
+	ip := math.Floor(us)
+	if math.IsNaN(us) || math.Abs(ip) >= (1<<63-1)/1000 {
+		return Time(us * 1000) // saturates; readers reject such values
+	}
+	return Time(int64(ip)*1000 + int64(math.Round((us-ip)*1000)))
+}
 
 // Micros returns t in microseconds, the unit DevTools uses.
 func (t Time) Micros() float64 { return float64(t) / 1000 }

@@ -1,6 +1,10 @@
 package calls
 
-import "github.com/jsprof/jsprof/profile"
+import (
+	"math"
+
+	"github.com/jsprof/jsprof/profile"
+)
 
 // Call is one estimated call: a frame instance that stayed on the stack from
 // Start for Dur, of which Self was not spent in callees.
@@ -27,23 +31,30 @@ func (tl *Timeline) Walk(v Visitor) {
 	if n == 0 {
 		return
 	}
-	stack := make([]Call, 0, 64) // open calls; stack[k] has children time in Self until closed
-	open := func(depth int32, x int32, i int, t profile.Time) {
-		stack = append(stack, Call{Node: tl.Node[x], Start: t, Depth: depth, SampleIndex: int32(i)})
+	stack := make([]Call, 0, 64) // open calls
+	// DevTools' stackStartTimes and stackChildrenDuration, in float ms.
+	startMs := make([]float64, 0, 64)
+	childMs := make([]float64, 0, 64)
+	open := func(depth int32, x int32, i int, ms float64) {
+		stack = append(stack, Call{Node: tl.Node[x], Start: fromMicros(ms * 1000), Depth: depth, SampleIndex: int32(i)})
+		startMs = append(startMs, ms)
+		childMs = append(childMs, 0)
 		v.Open(&stack[len(stack)-1])
 	}
-	closeTop := func(t profile.Time) {
-		if len(stack) == 0 { // DevTools ignores a close with nothing open
+	closeTop := func(ms float64) {
+		k := len(stack) - 1
+		if k < 0 { // DevTools ignores a close with nothing open
 			return
 		}
-		c := &stack[len(stack)-1]
-		c.Dur = t - c.Start
-		c.Self = c.Dur - c.Self // Self held the children's time
-		if len(stack) > 1 {
-			stack[len(stack)-2].Self += c.Dur
+		dur := ms - startMs[k]
+		if k > 0 {
+			childMs[k-1] += dur
 		}
+		c := &stack[k]
+		c.Dur = fromMicros(dur * 1000)
+		c.Self = fromMicros((dur - childMs[k]) * 1000)
 		v.Close(c)
-		stack = stack[:len(stack)-1]
+		stack, startMs, childMs = stack[:k], startMs[:k], childMs[:k]
 	}
 	var collect []int32
 	prev := int32(0) // the root
@@ -53,7 +64,7 @@ func (tl *Timeline) Walk(v Visitor) {
 		if id == prev {
 			continue
 		}
-		t := tl.Times[i]
+		t := tl.ms[i]
 		node = id
 		prevNode := prev
 		if tl.GC >= 0 && node == tl.GC {
@@ -86,7 +97,10 @@ func (tl *Timeline) Walk(v Visitor) {
 		}
 		prev = id
 	}
-	end := tl.Times[n]
+	end := tl.ms[n]
+	if end == 0 || math.IsNaN(end) { // DevTools: timestamps[n] || profileEndTime
+		end = devtoolsMillis(tl.Profile.Threads[tl.Thread].End)
+	}
 	if node >= 0 && gcParent >= 0 && prev == tl.GC {
 		closeTop(end)
 		prev = gcParent

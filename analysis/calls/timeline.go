@@ -45,6 +45,10 @@ type Timeline struct {
 	// (extrapolated by one average interval, as DevTools does).
 	Samples []int32
 	Times   []profile.Time
+	// ms holds Times as DevTools holds them: float64 milliseconds, computed
+	// from µs as it does, so that calls carry its rounding (which exceeds
+	// 1e-3 µs on epoch-µs clocks such as XS's).
+	ms []float64
 	// Repaired counts samples changed by fixMissingSamples.
 	Repaired int
 }
@@ -78,10 +82,28 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 		last, first := tl.Times[n-1], tl.Times[0]
 		tl.Times = append(tl.Times, last+roundDiv(last-first, profile.Time(n-1)))
 	}
+	tl.ms = make([]float64, len(tl.Times))
+	for i, t := range tl.Times {
+		tl.ms[i] = devtoolsMillis(t)
+	}
+	if n >= 2 && th.LastSampleEnd == 0 {
+		last, first := tl.ms[n-1], tl.ms[0]
+		tl.ms[n] = last + (last-first)/float64(n-1)
+	}
 	tl.fixMissingSamples()
 	return tl, nil
 }
 
+// devtoolsMillis converts t as DevTools does: µs (a JS number) divided by 1000.
+func devtoolsMillis(t profile.Time) float64 {
+	if t%1000 == 0 {
+		return float64(t/1000) / 1000
+	}
+	return float64(t) / 1e6
+}
+
+// fromMicros converts a float µs value back to ns.
+func fromMicros(us float64) profile.Time { return profile.TimeFromMicros(us) }
 func roundDiv(a, b profile.Time) profile.Time {
 	q, r := a/b, a%b
 	if 2*r >= b {

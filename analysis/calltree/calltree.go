@@ -1,0 +1,336 @@
+// Package calltree aggregates estimated calls into a top-down call tree, a
+// bottom-up (inverted) tree and a per-function table, with self and total
+// time as the DevTools Performance panel computes them over ProfileCalls:
+// a top-down node is a path of functions from the root; a function's total
+// counts only its outermost call on any stack, so recursion is not counted
+// twice.
+//
+// Functions are merged by name, URL, line and column (profile.FunctionKey).
+// Trees are flat slices linked by int32 indexes and are walked without
+// recursion, because JS stacks can be thousands of frames deep.
+package calltree
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// FuncID indexes Tree.Funcs.
+type FuncID int32
+
+// Function is one row of the per-function table.
+type Function struct {
+	Key   profile.FunctionKey
+	Frame profile.FrameID // the first frame seen for this function
+	Self  profile.Time    // ns
+	Total profile.Time    // ns, outermost calls only
+	Calls int             // estimated calls
+}
+
+// Node is a node of a top-down or bottom-up tree. Node 0 is the root, whose
+// Func is −1.
+type Node struct {
+	Func                            FuncID
+	Parent, FirstChild, NextSibling int32 // −1 for none
+	Self, Total                     profile.Time
+	Calls                           int
+}
+
+// Tree is the aggregation of one thread.
+type Tree struct {
+	Profile *profile.Profile
+	Funcs   []Function
+	// TopDown is the top-down call tree: Nodes[0] is the root and its Total
+	// is the time covered by the calls (the sampled time).
+	TopDown []Node
+	// NodeSelf is the self time of each model node of the thread, indexed by
+	// NodeID − Thread.Nodes.Start.
+	NodeSelf []profile.Time
+	// Calls is the number of calls seen.
+	Calls int
+
+	thread   *profile.Thread
+	funcOf   map[profile.FunctionKey]FuncID
+	frameFn  []FuncID // FrameID → FuncID+1 cache
+	childIdx map[[2]int32]int32
+	stack    []int32 // open top-down nodes
+	onStack  []int32 // per function: open calls
+}
+
+// Build aggregates the calls of the timeline.
+func Build(tl *calls.Timeline) *Tree {
+	p := tl.Profile
+	th := &p.Threads[tl.Thread]
+	t := &Tree{
+		Profile:  p,
+		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
+		NodeSelf: make([]profile.Time, th.Nodes.Len()),
+		thread:   th,
+		funcOf:   map[profile.FunctionKey]FuncID{},
+		frameFn:  make([]FuncID, len(p.Frames)),
+		childIdx: map[[2]int32]int32{},
+		stack:    []int32{0},
+	}
+	tl.Walk(t)
+	for _, c := range t.topLevel() {
+		t.TopDown[0].Total += t.TopDown[c].Total
+	}
+	t.childIdx, t.stack = nil, nil
+	return t
+}
+
+func (t *Tree) topLevel() []int32 {
+	var out []int32
+	for c := t.TopDown[0].FirstChild; c >= 0; c = t.TopDown[c].NextSibling {
+		out = append(out, c)
+	}
+	return out
+}
+
+func (t *Tree) funcID(f profile.FrameID) FuncID {
+	if id := t.frameFn[f]; id > 0 {
+		return id - 1
+	}
+	key := t.Profile.FunctionKey(f)
+	id, ok := t.funcOf[key]
+	if !ok {
+		id = FuncID(len(t.Funcs))
+		t.Funcs = append(t.Funcs, Function{Key: key, Frame: f})
+		t.funcOf[key] = id
+		t.onStack = append(t.onStack, 0)
+	}
+	t.frameFn[f] = id + 1
+	return id
+}
+
+// Open implements calls.Visitor.
+func (t *Tree) Open(c *calls.Call) {
+	f := t.funcID(t.Profile.Nodes[c.Node].Frame)
+	parent := t.stack[len(t.stack)-1]
+	key := [2]int32{parent, int32(f)}
+	n, ok := t.childIdx[key]
+	if !ok {
+		n = int32(len(t.TopDown))
+		t.TopDown = append(t.TopDown, Node{Func: f, Parent: parent, FirstChild: -1, NextSibling: t.TopDown[parent].FirstChild})
+		t.TopDown[parent].FirstChild = n
+		t.childIdx[key] = n
+	}
+	t.stack = append(t.stack, n)
+	t.onStack[f]++
+}
+
+// Close implements calls.Visitor.
+func (t *Tree) Close(c *calls.Call) {
+	n := t.stack[len(t.stack)-1]
+	t.stack = t.stack[:len(t.stack)-1]
+	nd := &t.TopDown[n]
+	nd.Self += c.Self
+	nd.Total += c.Dur
+	nd.Calls++
+	fn := &t.Funcs[nd.Func]
+	fn.Self += c.Self
+	fn.Calls++
+	t.onStack[nd.Func]--
+	if t.onStack[nd.Func] == 0 {
+		fn.Total += c.Dur
+	}
+	t.NodeSelf[c.Node-profile.NodeID(t.thread.Nodes.Start)] += c.Self
+	t.Calls++
+}
+
+// By selects the sort key of Top.
+type By int
+
+// The sort keys.
+const (
+	BySelf By = iota
+	ByTotal
+)
+
+// Top returns the functions sorted by self or total time, hottest first (ties
+// by name for a stable order); n ≤ 0 means all.
+func (t *Tree) Top(by By, n int) []FuncID {
+	ids := make([]FuncID, len(t.Funcs))
+	for i := range ids {
+		ids[i] = FuncID(i)
+	}
+	p := t.Profile
+	slices.SortStableFunc(ids, func(a, b FuncID) int {
+		fa, fb := &t.Funcs[a], &t.Funcs[b]
+		ka, kb := fa.Self, fb.Self
+		if by == ByTotal {
+			ka, kb = fa.Total, fb.Total
+		}
+		if c := cmp.Compare(kb, ka); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(p.Str(fa.Key.Name), p.Str(fb.Key.Name)); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.Str(fa.Key.URL), p.Str(fb.Key.URL))
+	})
+	if n > 0 && n < len(ids) {
+		ids = ids[:n]
+	}
+	return ids
+}
+
+// Children returns the children of node n of tree nodes, sorted by total time,
+// largest first.
+func Children(nodes []Node, n int32) []int32 {
+	var out []int32
+	for c := nodes[n].FirstChild; c >= 0; c = nodes[c].NextSibling {
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b int32) int {
+		if c := cmp.Compare(nodes[b].Total, nodes[a].Total); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	return out
+}
+
+// BottomUp returns the inverted tree: its top level holds every function with
+// self time (Self and Total as in Funcs), and the children of a node are the
+// callers through which it was reached, with the time that flowed along that
+// path: Self is the bottom function's self time, Total its total time
+// counting only its outermost call. maxDepth > 0 limits the depth.
+func (t *Tree) BottomUp(maxDepth int) []Node {
+	out := []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}}
+	idx := map[[2]int32]int32{}
+	child := func(parent int32, f FuncID) int32 {
+		key := [2]int32{parent, int32(f)}
+		if n, ok := idx[key]; ok {
+			return n
+		}
+		n := int32(len(out))
+		out = append(out, Node{Func: f, Parent: parent, FirstChild: -1, NextSibling: out[parent].FirstChild})
+		out[parent].FirstChild = n
+		idx[key] = n
+		return n
+	}
+	// For each top-down node, flow its self time (and its total, if it is the
+	// outermost call of its function on the path) up the inverted path.
+	td := t.TopDown
+	outermost := t.outermost()
+	for n := int32(1); n < int32(len(td)); n++ {
+		self := td[n].Self
+		total := profile.Time(0)
+		if outermost[n] {
+			total = td[n].Total
+		}
+		if self == 0 && total == 0 {
+			continue
+		}
+		b := int32(0)
+		depth := 0
+		for a := n; a > 0 && (maxDepth <= 0 || depth < maxDepth); a = td[a].Parent {
+			b = child(b, td[a].Func)
+			out[b].Self += self
+			out[b].Total += total
+			if a == n {
+				out[b].Calls += td[n].Calls
+			}
+			depth++
+		}
+	}
+	for c := out[0].FirstChild; c >= 0; c = out[c].NextSibling {
+		out[0].Total += out[c].Self
+	}
+	return out
+}
+
+// outermost reports, for each top-down node, whether no ancestor has the same
+// function.
+func (t *Tree) outermost() []bool {
+	td := t.TopDown
+	res := make([]bool, len(td))
+	count := make([]int32, len(t.Funcs))
+	// Iterative preorder walk with enter/exit.
+	type item struct {
+		n    int32
+		exit bool
+	}
+	stack := []item{{0, false}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		f := td[it.n].Func
+		if it.exit {
+			count[f]--
+			continue
+		}
+		if f >= 0 {
+			res[it.n] = count[f] == 0
+			count[f]++
+			stack = append(stack, item{it.n, true})
+		}
+		for c := td[it.n].FirstChild; c >= 0; c = td[c].NextSibling {
+			stack = append(stack, item{c, false})
+		}
+	}
+	return res
+}
+
+// LineSelf is the self time of one source line of a function.
+type LineSelf struct {
+	Func  FuncID
+	Line  int32 // 1-based
+	Ticks int64
+	Self  profile.Time
+}
+
+// Lines returns per-line self time from the nodes' positionTicks: each node's
+// self time is split over its lines in proportion to their ticks. Sorted by
+// self time, hottest first.
+func (t *Tree) Lines() []LineSelf {
+	p := t.Profile
+	start := profile.NodeID(t.thread.Nodes.Start)
+	end := profile.NodeID(t.thread.Nodes.End)
+	// Sum of ticks per node.
+	sum := map[profile.NodeID]int64{}
+	for _, lt := range p.LineTicks {
+		if lt.Node >= start && lt.Node < end {
+			sum[lt.Node] += lt.Ticks
+		}
+	}
+	type key struct {
+		f    FuncID
+		line int32
+	}
+	acc := map[key]*LineSelf{}
+	var keys []key
+	for _, lt := range p.LineTicks {
+		if lt.Node < start || lt.Node >= end || sum[lt.Node] <= 0 {
+			continue
+		}
+		f := t.funcID(p.Nodes[lt.Node].Frame)
+		k := key{f, lt.Line}
+		ls, ok := acc[k]
+		if !ok {
+			ls = &LineSelf{Func: f, Line: lt.Line}
+			acc[k] = ls
+			keys = append(keys, k)
+		}
+		ls.Ticks += lt.Ticks
+		ls.Self += profile.Time(float64(t.NodeSelf[lt.Node-start]) * float64(lt.Ticks) / float64(sum[lt.Node]))
+	}
+	out := make([]LineSelf, len(keys))
+	for i, k := range keys {
+		out[i] = *acc[k]
+	}
+	slices.SortStableFunc(out, func(a, b LineSelf) int {
+		if c := cmp.Compare(b.Self, a.Self); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Ticks, a.Ticks); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Line, b.Line)
+	})
+	return out
+}

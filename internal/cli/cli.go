@@ -1,0 +1,137 @@
+// Package cli implements the jsprof command line: subcommands, flags, and
+// the wiring from inputs through analyses to text or JSON output.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Usage is the top-level help text.
+const Usage = `jsprof: fast, DevTools-exact analysis of JavaScript CPU profiles.
+
+Usage:
+  jsprof summary [--json] FILE                 what the profile holds; runs the full analysis
+  jsprof top [-n N] [--by self|total] [--lines] [--json] FILE
+                                               hottest functions, self and total time
+  jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] FILE
+                                               indented call tree
+  jsprof calls --json FILE                     every estimated JS call (DevTools ProfileCall), one JSON object per line
+
+FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS), plain
+or gzip; the format is detected from the content. "-" reads standard input.
+Run "jsprof COMMAND -h" for the flags of a command.
+
+Exit status: 0 on success, 1 for an unreadable or invalid input, 2 for a usage error.
+`
+
+// usageError marks errors that exit with status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// env carries the streams of one run.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+type command struct {
+	name  string
+	usage string
+	run   func(e *env, args []string) error
+}
+
+var commands = []command{
+	{"summary", summaryUsage, runSummary},
+	{"top", topUsage, runTop},
+	{"tree", treeUsage, runTree},
+	{"calls", callsUsage, runCalls},
+}
+
+// Run runs the jsprof command line with args (without the program name) and
+// returns the process exit status. Errors go to stderr as "jsprof: …".
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, Usage)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, Usage)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(e, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		}
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "jsprof %s: %v\n", c.name, err)
+			fmt.Fprintf(stderr, "run \"jsprof %s -h\" for usage\n", c.name)
+			return 2
+		}
+		fmt.Fprintf(stderr, "jsprof: %v\n", err)
+		return 1
+	}
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	fmt.Fprintf(stderr, "jsprof: unknown command %q; want %s\n", args[0], strings.Join(names, ", "))
+	return 2
+}
+
+// newFlags returns a flag set that prints usage to stdout on -h and reports
+// bad flags as usage errors.
+func newFlags(e *env, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	_ = usage
+	return fs
+}
+
+// parseFlags parses args, allowing flags after the file name, and returns the
+// single positional argument.
+func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) (string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(e.stdout, usage)
+				fmt.Fprintln(e.stdout, "\nFlags:")
+				fs.SetOutput(e.stdout)
+				fs.PrintDefaults()
+				return "", flag.ErrHelp
+			}
+			return "", &usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if len(pos) != 1 {
+		return "", usagef("want exactly one FILE, got %d arguments", len(pos))
+	}
+	return pos[0], nil
+}

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"slices"
+
+	"github.com/jsprof/jsprof/internal/jsonw"
+	"github.com/jsprof/jsprof/profile"
+)
+
+const summaryUsage = `Usage: jsprof summary [--json] FILE
+
+Reads FILE, runs the full analysis (DevTools reconstruction, ProfileCalls,
+call trees) and prints what the profile holds: format, threads, time span,
+samples, sampling interval, nodes, ProfileCalls, and every oddity of the
+input that was repaired or dropped.
+
+--json prints one object:
+  {"format":…, "file":…, "threads":[{"pid","tid","name","startUs","endUs",
+   "samples","profileCalls","sampledMs","nodes","shape","meanIntervalUs",
+   "medianIntervalUs"}], "diagnostics":[{"code","count","message"}]}
+startUs/endUs are the profile's start and end as the file gives them (µs on
+the file's clock); sampledMs is the time the samples cover, what the trees
+add up to.
+`
+
+type threadSummary struct {
+	th                     *profile.Thread
+	samples, nodes, calls  int
+	sampled                profile.Time
+	meanIntNS, medianIntNS int64
+}
+
+func summarize(l *loaded, ta *threadAnalysis) threadSummary {
+	th := l.thread(ta)
+	s := threadSummary{th: th, samples: th.Samples.Len(), nodes: th.Nodes.Len()}
+	if ta.tree != nil {
+		s.calls = ta.tree.Calls
+		s.sampled = ta.tree.TopDown[0].Total
+	}
+	times := l.profile.ThreadSamples(ta.id).Time
+	if n := len(times); n > 1 {
+		s.meanIntNS = int64(times[n-1]-times[0]) / int64(n-1)
+		d := make([]int64, 0, n-1)
+		for i := 1; i < n; i++ {
+			if dt := int64(times[i] - times[i-1]); dt > 0 {
+				d = append(d, dt)
+			}
+		}
+		if len(d) > 0 {
+			slices.Sort(d)
+			s.medianIntNS = d[len(d)/2]
+		}
+	}
+	return s
+}
+
+func runSummary(e *env, args []string) error {
+	fs := newFlags(e, "summary", summaryUsage)
+	asJSON := fs.Bool("json", false, "print JSON")
+	name, err := parseFlags(e, fs, summaryUsage, args)
+	if err != nil {
+		return err
+	}
+	l, err := load(e, name, loadOptions{trees: true})
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(e.stdout)
+	defer w.Flush()
+	p := l.profile
+	if *asJSON {
+		b := []byte(`{"format":`)
+		b = jsonw.String(b, p.Format)
+		b = append(b, `,"file":`...)
+		b = jsonw.String(b, name)
+		b = append(b, `,"threads":[`...)
+		for i, ta := range l.threads {
+			s := summarize(l, ta)
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"pid":%d,"tid":%d,"name":`, s.th.PID, s.th.TID)
+			b = jsonw.String(b, s.th.Name)
+			b = append(b, `,"startUs":`...)
+			b = jsonw.Micros(b, int64(s.th.Start))
+			b = append(b, `,"endUs":`...)
+			b = jsonw.Micros(b, int64(s.th.End))
+			b = fmt.Appendf(b, `,"samples":%d,"profileCalls":%d,"sampledMs":`, s.samples, s.calls)
+			b = jsonw.Millis(b, int64(s.sampled))
+			b = fmt.Appendf(b, `,"nodes":%d,"shape":"%s","meanIntervalUs":`, s.nodes, s.th.Shape)
+			b = jsonw.Micros(b, s.meanIntNS)
+			b = append(b, `,"medianIntervalUs":`...)
+			b = jsonw.Micros(b, s.medianIntNS)
+			b = append(b, '}')
+		}
+		b = append(b, `],"diagnostics":[`...)
+		for i, d := range p.Diagnostics {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"code":`...)
+			b = jsonw.String(b, d.Code)
+			b = fmt.Appendf(b, `,"count":%d,"message":`, d.Count)
+			b = jsonw.String(b, d.Message)
+			b = append(b, '}')
+		}
+		b = append(b, "]}\n"...)
+		_, err := w.Write(b)
+		return err
+	}
+	fmt.Fprintf(w, "file      %s\n", name)
+	fmt.Fprintf(w, "format    %s\n", p.Format)
+	fmt.Fprintf(w, "frames    %d\n", len(p.Frames))
+	for _, ta := range l.threads {
+		s := summarize(l, ta)
+		fmt.Fprintf(w, "\nthread    pid %d tid %d %q\n", s.th.PID, s.th.TID, s.th.Name)
+		fmt.Fprintf(w, "  span      %.3f ms (start %s µs, end %s µs)\n", (s.th.End - s.th.Start).Millis(),
+			jsonw.Micros(nil, int64(s.th.Start)), jsonw.Micros(nil, int64(s.th.End)))
+		fmt.Fprintf(w, "  samples   %d, interval mean %s µs, median %s µs\n", s.samples,
+			jsonw.Micros(nil, s.meanIntNS), jsonw.Micros(nil, s.medianIntNS))
+		fmt.Fprintf(w, "  sampled   %.3f ms\n", s.sampled.Millis())
+		fmt.Fprintf(w, "  nodes     %d (%s)\n", s.nodes, s.th.Shape)
+		fmt.Fprintf(w, "  calls     %d ProfileCalls\n", s.calls)
+	}
+	if len(p.Diagnostics) > 0 {
+		fmt.Fprintf(w, "\ndiagnostics\n")
+		for _, d := range p.Diagnostics {
+			fmt.Fprintf(w, "  %s\n", d.Message)
+		}
+	}
+	return nil
+}
