@@ -5,13 +5,22 @@ package profile
 type Builder struct {
 	P       *Profile
 	strings map[string]StringID
-	frames  map[Frame]FrameID
+	frames  map[frameKey]FrameID
+}
+
+// frameKey is a Frame without its derived fields (kind and category).
+type frameKey struct {
+	Name, URL, ScriptID StringID
+	Line, Column        int32
+	CodeType            StringID
+	Kind                FrameKind
+	Category            CategoryID
 }
 
 // NewBuilder returns a Builder for a new, empty profile of the given format.
 func NewBuilder(format string) *Builder {
 	p := &Profile{Format: format, Strings: []string{""}, Categories: DefaultCategories()}
-	return &Builder{P: p, strings: map[string]StringID{"": 0}, frames: map[Frame]FrameID{}}
+	return &Builder{P: p, strings: map[string]StringID{"": 0}, frames: map[frameKey]FrameID{}}
 }
 
 // Intern returns the id of s, adding it if needed.
@@ -37,18 +46,19 @@ func (b *Builder) InternBytes(s []byte) StringID {
 // name when f.Kind is KindJS and the frame is a meta or native frame, and
 // f.Category from the kind when it is zero.
 func (b *Builder) Frame(f Frame) FrameID {
+	key := frameKey{f.Name, f.URL, f.ScriptID, f.Line, f.Column, f.CodeType, f.Kind, f.Category}
+	if id, ok := b.frames[key]; ok {
+		return id
+	}
 	if f.Kind == KindJS {
 		f.Kind = b.classify(f)
 	}
 	if f.Category == 0 {
 		f.Category = KindCategory(f.Kind)
 	}
-	if id, ok := b.frames[f]; ok {
-		return id
-	}
 	id := FrameID(len(b.P.Frames))
 	b.P.Frames = append(b.P.Frames, f)
-	b.frames[f] = id
+	b.frames[key] = id
 	return id
 }
 

@@ -6,11 +6,16 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 
 	"github.com/jsprof/jsprof/internal/cli"
 )
 
 func main() {
+	// The input buffer is most of the heap and is pointer-free, so collecting
+	// more often is cheap, and it keeps peak memory near the input size
+	// instead of twice the live heap (the default GOGC=100).
+	debug.SetGCPercent(25)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -96,6 +96,7 @@ type parser struct {
 	legacy     bool
 
 	samplesOff, deltasOff int64
+	lastURL               profile.StringID // intern cache
 }
 
 func (p *parser) fail(off int64, path string, err error) error {
@@ -268,6 +269,14 @@ func (p *parser) parseNodes() error {
 	if err := s.BeginArray(); err != nil {
 		return p.fail(s.Offset(), "nodes", err)
 	}
+	// Size the node table up front: a node is two objects (itself and its
+	// callFrame), and a SIMD count of '{' is far cheaper than growing a
+	// slice of 100k+ nodes (positionTicks objects make it an overestimate).
+	if est := bytes.Count(s.Raw(s.Offset(), int64(s.Len())), []byte{'{'}) / 2; est > 0 && len(p.nodes) == 0 {
+		est = min(est, p.limits.MaxNodes)
+		p.nodes = make([]rawNode, 0, est)
+		p.children = make([]int64, 0, est)
+	}
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil {
@@ -279,23 +288,25 @@ func (p *parser) parseNodes() error {
 		if len(p.nodes) >= p.limits.MaxNodes {
 			return p.failf(s.Offset(), fmt.Sprintf("nodes[%d]", len(p.nodes)), "more than %d nodes", p.limits.MaxNodes)
 		}
-		if err := p.parseNode(fmt.Sprintf("nodes[%d]", len(p.nodes))); err != nil {
+		if err := p.parseNode(); err != nil {
 			return err
 		}
 	}
 }
 
-// parseNode reads one node object of the current format.
-func (p *parser) parseNode(path string) error {
+// parseNode reads one node object of the current format. Paths for errors
+// are built only when an error happens.
+func (p *parser) parseNode() error {
 	s := p.s
+	path := lazyPath{"nodes", len(p.nodes)}
 	n := rawNode{off: s.Offset(), line: -1, col: -1}
 	if err := s.BeginObject(); err != nil {
-		return p.fail(n.off, path, err)
+		return p.fail(n.off, path.String(), err)
 	}
 	for first := true; ; first = false {
 		key, ok, err := s.NextKey(first)
 		if err != nil {
-			return p.fail(s.Offset(), path, err)
+			return p.fail(s.Offset(), path.String(), err)
 		}
 		if !ok {
 			break
@@ -306,7 +317,7 @@ func (p *parser) parseNode(path string) error {
 			n.id, err = p.readID()
 			n.hasID = err == nil
 		case "callFrame":
-			err = p.parseCallFrame(&n, path+".callFrame")
+			err = p.parseCallFrame(&n, path, ".callFrame")
 		case "hitCount":
 			if !s.Null() {
 				n.hit, err = s.Int()
@@ -331,10 +342,10 @@ func (p *parser) parseNode(path string) error {
 		case "deoptReason", "bailoutReason":
 			n.deopt, err = p.readDeopt()
 		case "positionTicks":
-			err = p.parsePositionTicks(&n, path+".positionTicks")
+			err = p.parsePositionTicks(&n, path, ".positionTicks")
 		// The legacy format keeps the call frame in the node itself.
 		case "functionName", "url", "scriptId", "lineNumber", "columnNumber":
-			err = p.callFrameField(&n, key, path)
+			err = p.callFrameField(&n, key, true)
 		default:
 			err = s.Skip()
 		}
@@ -343,11 +354,11 @@ func (p *parser) parseNode(path string) error {
 			if errors.As(err, &pe) {
 				return err
 			}
-			return p.fail(off, path+"."+string(key), err)
+			return p.fail(off, path.String()+"."+string(key), err)
 		}
 	}
 	if !n.hasID {
-		return p.failf(n.off, path, "node has no id")
+		return p.failf(n.off, path.String(), "node has no id")
 	}
 	p.nodes = append(p.nodes, n)
 	return nil
@@ -390,15 +401,28 @@ func (p *parser) intern(b []byte) profile.StringID {
 	return p.b.InternBytes(b)
 }
 
-func (p *parser) parseCallFrame(n *rawNode, path string) error {
+// lazyPath is a JSON path "name[index]" formatted only when needed.
+type lazyPath struct {
+	name string
+	i    int
+}
+
+func (l lazyPath) String() string {
+	if l.i < 0 {
+		return l.name
+	}
+	return fmt.Sprintf("%s[%d]", l.name, l.i)
+}
+
+func (p *parser) parseCallFrame(n *rawNode, base fmt.Stringer, suffix string) error {
 	s := p.s
 	if err := s.BeginObject(); err != nil {
-		return p.fail(s.Offset(), path, err)
+		return p.fail(s.Offset(), base.String()+suffix, err)
 	}
 	for first := true; ; first = false {
 		key, ok, err := s.NextKey(first)
 		if err != nil {
-			return p.fail(s.Offset(), path, err)
+			return p.fail(s.Offset(), base.String()+suffix, err)
 		}
 		if !ok {
 			return nil
@@ -406,19 +430,19 @@ func (p *parser) parseCallFrame(n *rawNode, path string) error {
 		off := s.Offset()
 		switch string(key) {
 		case "functionName", "url", "scriptId", "lineNumber", "columnNumber", "codeType":
-			err = p.callFrameField(n, key, "")
+			err = p.callFrameField(n, key, false)
 		default:
 			err = s.Skip()
 		}
 		if err != nil {
-			return p.fail(off, path+"."+string(key), err)
+			return p.fail(off, base.String()+suffix+"."+string(key), err)
 		}
 	}
 }
 
-// callFrameField reads one call-frame member. With legacy != "" the member sits
+// callFrameField reads one call-frame member. With legacy set the member sits
 // in a legacy node, whose lineNumber and columnNumber are 1-based.
-func (p *parser) callFrameField(n *rawNode, key []byte, legacyPath string) error {
+func (p *parser) callFrameField(n *rawNode, key []byte, legacy bool) error {
 	s := p.s
 	switch string(key) {
 	case "lineNumber", "columnNumber":
@@ -431,7 +455,7 @@ func (p *parser) callFrameField(n *rawNode, key []byte, legacyPath string) error
 			// (fractions) is an error.
 			return err
 		}
-		if legacyPath != "" {
+		if legacy {
 			v--
 		}
 		if v < -1<<31 || v > 1<<31-1 {
@@ -469,46 +493,52 @@ func (p *parser) callFrameField(n *rawNode, key []byte, legacyPath string) error
 	if err != nil {
 		return err
 	}
-	id := p.intern(b)
 	switch string(key) {
 	case "functionName":
-		n.name = id
+		n.name = p.intern(b)
 	case "url":
-		n.url = id
+		// Consecutive nodes usually share a URL: compare before hashing.
+		if last := p.lastURL; last != 0 && string(b) == p.b.P.Strings[last] {
+			n.url = last
+		} else {
+			n.url = p.intern(b)
+			p.lastURL = n.url
+		}
 	case "codeType":
-		n.codeType = id
+		n.codeType = p.intern(b)
 	}
 	return nil
 }
 
 func (p *parser) raw(start, end int64) []byte { return p.s.Raw(start, end) }
 
-func (p *parser) parsePositionTicks(n *rawNode, path string) error {
+func (p *parser) parsePositionTicks(n *rawNode, base fmt.Stringer, suffix string) error {
 	s := p.s
 	if s.Null() {
 		return nil
 	}
+	path := func() string { return base.String() + suffix } // formatted only on error
 	if err := s.BeginArray(); err != nil {
-		return p.fail(s.Offset(), path, err)
+		return p.fail(s.Offset(), path(), err)
 	}
 	start := len(p.ticks)
 	for first := true; ; first = false {
 		i := len(p.ticks) - start
 		ok, err := s.NextElem(first)
 		if err != nil {
-			return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path, i), err)
+			return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path(), i), err)
 		}
 		if !ok {
 			break
 		}
 		if err := s.BeginObject(); err != nil {
-			return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path, i), err)
+			return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path(), i), err)
 		}
 		lt := profile.LineTick{Node: profile.NodeID(len(p.nodes))}
 		for f := true; ; f = false {
 			key, ok, err := s.NextKey(f)
 			if err != nil {
-				return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path, i), err)
+				return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path(), i), err)
 			}
 			if !ok {
 				break
@@ -527,7 +557,7 @@ func (p *parser) parsePositionTicks(n *rawNode, path string) error {
 				err = s.Skip()
 			}
 			if err != nil {
-				return p.fail(s.Offset(), fmt.Sprintf("%s[%d].%s", path, i, key), err)
+				return p.fail(s.Offset(), fmt.Sprintf("%s[%d].%s", path(), i, key), err)
 			}
 		}
 		p.ticks = append(p.ticks, lt)
@@ -568,9 +598,9 @@ func (p *parser) parseHeadNode(depth int, path string) error {
 			n.id, err = p.readID()
 			n.hasID = err == nil
 		case "callFrame":
-			err = p.parseCallFrame(n, path+".callFrame")
+			err = p.parseCallFrame(n, lazyPath{path, -1}, ".callFrame")
 		case "functionName", "url", "scriptId", "lineNumber", "columnNumber":
-			err = p.callFrameField(n, key, path)
+			err = p.callFrameField(n, key, true)
 		case "hitCount":
 			if !s.Null() {
 				n.hit, err = s.Int()
@@ -579,7 +609,7 @@ func (p *parser) parseHeadNode(depth int, path string) error {
 		case "deoptReason", "bailoutReason":
 			n.deopt, err = p.readDeopt()
 		case "positionTicks":
-			err = p.parsePositionTicks(n, path+".positionTicks")
+			err = p.parsePositionTicks(n, lazyPath{path, -1}, ".positionTicks")
 		case "children":
 			if s.Null() {
 				continue

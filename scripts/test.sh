@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run calls this script).
+# Installs what the tests need (the pinned DevTools engine from npm) first.
+# Tests that use ../shared/corpus skip with a message when it is absent.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+command -v go >/dev/null || { echo "scripts/test.sh: go is not on PATH" >&2; exit 1; }
+command -v node >/dev/null || { echo "scripts/test.sh: node is not on PATH (the differential tests need Node 20)" >&2; exit 1; }
+
+echo "== installing the reference engine (tools/oracle)"
+bash tools/oracle/install.sh
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './tools/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test"
+go test -count=1 -timeout 30m ./...
+
+echo "== fuzz targets, briefly (run longer with: go test -fuzz=NAME -fuzztime=10m ./PKG)"
+fuzztime=${FUZZTIME:-15s}
+for target in $(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed 's/^func //' | sort -u); do
+  pkg=$(grep -rlE "^func ${target}\(" --include='*_test.go' . | head -1 | xargs dirname)
+  echo "-- $target in $pkg ($fuzztime)"
+  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg"
+done
+
+echo "== benchmarks compile and run once"
+go test -run='^$' -bench=. -benchtime=1x ./... >/dev/null
+echo "all checks passed"
