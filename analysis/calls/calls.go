@@ -129,7 +129,9 @@ func (c *collector) Close(x *Call) {
 
 // Calls returns every call of the timeline in DevTools' order.
 func (tl *Timeline) Calls() []Call {
-	c := &collector{}
+	// Counting first costs a walk but sizes the result exactly: growing a
+	// slice of a million calls by 1.25× steps would allocate five times it.
+	c := &collector{calls: make([]Call, 0, tl.Count())}
 	tl.Walk(c)
 	return c.calls
 }

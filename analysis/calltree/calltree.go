@@ -56,6 +56,11 @@ type Tree struct {
 	funcOf   map[profile.FunctionKey]FuncID
 	frameFn  []FuncID // FrameID → FuncID+1 cache
 	childIdx map[[2]int32]int32
+	// tdOf caches, per model node, the top-down node it last mapped to and
+	// under which parent: a tree-shaped thread's node always has the same
+	// path, so the map is consulted once per node, not once per call.
+	tdOf     []int32
+	tdParent []int32
 	stack    []int32 // open top-down nodes
 	onStack  []int32 // per function: open calls
 }
@@ -72,13 +77,18 @@ func Build(tl *calls.Timeline) *Tree {
 		funcOf:   map[profile.FunctionKey]FuncID{},
 		frameFn:  make([]FuncID, len(p.Frames)),
 		childIdx: map[[2]int32]int32{},
+		tdOf:     make([]int32, th.Nodes.Len()),
+		tdParent: make([]int32, th.Nodes.Len()),
 		stack:    []int32{0},
+	}
+	for i := range t.tdParent {
+		t.tdParent[i] = -1
 	}
 	tl.Walk(t)
 	for _, c := range t.topLevel() {
 		t.TopDown[0].Total += t.TopDown[c].Total
 	}
-	t.childIdx, t.stack = nil, nil
+	t.childIdx, t.stack, t.tdOf, t.tdParent = nil, nil, nil, nil
 	return t
 }
 
@@ -108,8 +118,15 @@ func (t *Tree) funcID(f profile.FrameID) FuncID {
 
 // Open implements calls.Visitor.
 func (t *Tree) Open(c *calls.Call) {
-	f := t.funcID(t.Profile.Nodes[c.Node].Frame)
 	parent := t.stack[len(t.stack)-1]
+	local := c.Node - profile.NodeID(t.thread.Nodes.Start)
+	if t.tdParent[local] == parent {
+		n := t.tdOf[local]
+		t.stack = append(t.stack, n)
+		t.onStack[t.TopDown[n].Func]++
+		return
+	}
+	f := t.funcID(t.Profile.Nodes[c.Node].Frame)
 	key := [2]int32{parent, int32(f)}
 	n, ok := t.childIdx[key]
 	if !ok {
@@ -118,6 +135,7 @@ func (t *Tree) Open(c *calls.Call) {
 		t.TopDown[parent].FirstChild = n
 		t.childIdx[key] = n
 	}
+	t.tdOf[local], t.tdParent[local] = n, parent
 	t.stack = append(t.stack, n)
 	t.onStack[f]++
 }
@@ -178,15 +196,22 @@ func (t *Tree) Top(by By, n int) []FuncID {
 	return ids
 }
 
-// Children returns the children of node n of tree nodes, sorted by total time,
-// largest first.
-func Children(nodes []Node, n int32) []int32 {
+// Children returns the children of node n of tree nodes, largest first by
+// total (ByTotal, for top-down trees) or self time (BySelf, for bottom-up
+// trees), ties in creation order.
+func Children(nodes []Node, n int32, by By) []int32 {
 	var out []int32
 	for c := nodes[n].FirstChild; c >= 0; c = nodes[c].NextSibling {
 		out = append(out, c)
 	}
+	key := func(x int32) profile.Time {
+		if by == BySelf {
+			return nodes[x].Self
+		}
+		return nodes[x].Total
+	}
 	slices.SortStableFunc(out, func(a, b int32) int {
-		if c := cmp.Compare(nodes[b].Total, nodes[a].Total); c != 0 {
+		if c := cmp.Compare(key(b), key(a)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)

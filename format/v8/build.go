@@ -289,7 +289,8 @@ func (p *parser) build() (*profile.Profile, error) {
 	prof.Diagnostics.Add("sample-unreachable-node", dropped, "%d samples named unreachable nodes and were dropped", dropped)
 	prof.Diagnostics.Add("negative-delta", backwards, "%d samples were out of time order (negative timeDeltas) and were sorted, as DevTools does", backwards)
 	if shape == profile.ShapeCallGraph {
-		prof.Diagnostics.Add("call-graph", int64(len(edges)), "call graph: %d extra caller edges (one node per function, as XS writes)", len(edges))
+		extra := len(edges) - (len(order) - 1)
+		prof.Diagnostics.Add("call-graph", int64(extra), "call graph: one node per function, as XS writes; %d calls come from a second or further caller", extra)
 	}
 	if err := prof.Validate(); err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)

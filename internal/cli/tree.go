@@ -53,7 +53,10 @@ func runTree(e *env, args []string) error {
 		}
 		total := ta.tree.TopDown[0].Total
 		minTime := profile.Time(float64(total) * *minPct / 100)
-		pr := treePrinter{w: w, p: l.profile, t: ta.tree, nodes: nodes, total: total, min: minTime, depth: *depth}
+		pr := treePrinter{w: w, p: l.profile, t: ta.tree, nodes: nodes, total: total, min: minTime, depth: *depth, by: calltree.ByTotal}
+		if *bottomUp {
+			pr.by = calltree.BySelf
+		}
 		th := l.thread(ta)
 		if *asJSON {
 			if i > 0 {
@@ -93,10 +96,15 @@ type treePrinter struct {
 	total profile.Time
 	min   profile.Time
 	depth int
+	by    calltree.By // child order
 }
 
 func (pr *treePrinter) visible(n int32, depth int) bool {
-	return (pr.depth <= 0 || depth <= pr.depth) && pr.nodes[n].Total >= pr.min && (pr.nodes[n].Total > 0 || pr.nodes[n].Self > 0)
+	v := pr.nodes[n].Total
+	if pr.by == calltree.BySelf {
+		v = pr.nodes[n].Self
+	}
+	return (pr.depth <= 0 || depth <= pr.depth) && v >= pr.min && (pr.nodes[n].Total > 0 || pr.nodes[n].Self > 0)
 }
 
 // text prints the tree without recursion.
@@ -107,7 +115,7 @@ func (pr *treePrinter) text() {
 	}
 	var stack []item
 	push := func(n int32, depth int) {
-		kids := calltree.Children(pr.nodes, n)
+		kids := calltree.Children(pr.nodes, n, pr.by)
 		for k := len(kids) - 1; k >= 0; k-- {
 			if pr.visible(kids[k], depth) {
 				stack = append(stack, item{kids[k], depth})
@@ -160,7 +168,7 @@ func (pr *treePrinter) json() {
 		b = jsonw.Millis(b, int64(nd.Total))
 		b = fmt.Appendf(b, `,"calls":%d,"children":[`, nd.Calls)
 		stack = append(stack, item{close: true})
-		kids := calltree.Children(pr.nodes, it.n)
+		kids := calltree.Children(pr.nodes, it.n, pr.by)
 		var vis []int32
 		for _, k := range kids {
 			if pr.visible(k, it.depth+1) {
