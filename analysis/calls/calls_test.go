@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -216,5 +218,81 @@ func TestCallGraphExpansion(t *testing.T) {
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+type callRow struct {
+	id            int64
+	ts, dur, self int64 // µs, dur and self rounded as the DevTools test does
+}
+
+func rows(p *profile.Profile, cs []calls.Call) []callRow {
+	out := make([]callRow, len(cs))
+	for i, c := range cs {
+		out[i] = callRow{p.Nodes[c.Node].InputID, int64(math.Round(c.Start.Micros())),
+			int64(math.Round(c.Dur.Micros())), int64(math.Round(c.Self.Micros()))}
+	}
+	return out
+}
+
+// DevTools SamplesHandler.test.ts, "can build profile calls from a CPU
+// profile coming from tracing": the chunked mock profile, here as the
+// equivalent .cpuprofile (node ids start at 0, the root is id 9).
+func TestSamplesHandlerMock(t *testing.T) {
+	nodes := `{"id":9,"callFrame":{"functionName":"","scriptId":0,"url":"","lineNumber":0,"columnNumber":0},"children":[0,4]},` +
+		`{"id":0,"callFrame":{"functionName":"","scriptId":0,"url":"","lineNumber":0,"columnNumber":0},"children":[1,3]},` +
+		`{"id":1,"callFrame":{"functionName":"","scriptId":0,"url":"","lineNumber":0,"columnNumber":0},"children":[2]},` +
+		`{"id":2,"callFrame":{"functionName":"","scriptId":0,"url":"","lineNumber":0,"columnNumber":0},"children":[]},` +
+		`{"id":3,"callFrame":{"functionName":"","scriptId":0,"url":"","lineNumber":0,"columnNumber":0},"children":[]},` +
+		`{"id":4,"callFrame":{"functionName":"","scriptId":0,"url":"","lineNumber":0,"columnNumber":0},"children":[]}`
+	deltas := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 19, 20, 21, 22, 23}
+	var sum int64
+	for _, d := range deltas {
+		sum += d
+	}
+	samples := []int64{0, 1, 2, 2, 2, 2, 1, 0, 3, 3, 3, 3, 3, 3, 0, 0, 0, 4, 4, 4, 4, 4, 4}
+	p := synth(t, 0, sum, nodes, samples, deltas)
+	got := rows(p, timeline(t, p).Calls())
+	want := []callRow{{0, 0, 154, 58}, {1, 1, 27, 9}, {2, 3, 18, 18}, {3, 36, 69, 69}, {4, 154, 117, 117}}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+// DevTools SamplesHandler.test.ts, "can build profile calls from a CPU
+// profile coming from a real world cpuprofile" (basic.cpuprofile).
+func TestBasicCPUProfileCorpus(t *testing.T) {
+	path := proftest.Corpus(t, "devtools/basic.cpuprofile.gz")
+	p, err := format.ReadFile(path, nil, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := timeline(t, p).Calls()
+	got := rows(p, append(slices.Clone(cs[0:4]), cs[10:15]...))
+	want := []callRow{
+		{2, 73029010084, 2369962, 0}, {3, 73029010084, 2369962, 0}, {4, 73029010084, 2369962, 0}, {5, 73029010084, 2369962, 0},
+		{10, 73029011751, 375, 375}, {10, 73029012251, 1083, 1083}, {10, 73029013459, 833, 833}, {10, 73029014417, 917, 792},
+		{11, 73029014667, 125, 125},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+// DevTools ProfileTreeModel test "calculates depth correctly": root −1, A 0,
+// B/C 1, D 0, E 1, F 2.
+func TestDepths(t *testing.T) {
+	nodes := strings.Join([]string{
+		node(1, 0, "(root)", 2, 5), node(2, 0, "A", 3, 4), node(3, 0, "B"), node(4, 0, "C"),
+		node(5, 0, "D", 6), node(6, 0, "E", 7), node(7, 0, "F"),
+	}, ",")
+	p := synth(t, 0, 10, nodes, nil, nil)
+	want := map[string]int32{"(root)": -1, "A": 0, "B": 1, "C": 1, "D": 0, "E": 1, "F": 2}
+	tl := timeline(t, p)
+	for i, d := range p.Depths() {
+		name := p.Str(p.NodeFrame(profile.NodeID(i)).Name)
+		if d != want[name] || tl.Depth[i] != want[name] {
+			t.Errorf("%s: depth %d (timeline %d), want %d", name, d, tl.Depth[i], want[name])
+		}
 	}
 }
