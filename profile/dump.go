@@ -21,9 +21,16 @@ func (p *Profile) String() string {
 		b.WriteByte('\n')
 	}
 	for ti, t := range p.Threads {
-		fmt.Fprintf(&b, "thread %d pid=%d tid=%d name=%s profile=%s shape=%s nodes=[%d,%d) samples=[%d,%d) start=%d end=%d hitcounts=%t\n",
+		fmt.Fprintf(&b, "thread %d pid=%d tid=%d name=%s profile=%s shape=%s nodes=[%d,%d) samples=[%d,%d) start=%d end=%d hitcounts=%t",
 			ti, t.PID, t.TID, q(t.Name), q(t.ProfileID), t.Shape, t.Nodes.Start, t.Nodes.End, t.Samples.Start, t.Samples.End,
 			t.Start, t.End, t.HitCounts)
+		if t.Events.Len() > 0 || t.ProcessName != "" {
+			fmt.Fprintf(&b, " events=[%d,%d) process=%s", t.Events.Start, t.Events.End, q(t.ProcessName))
+		}
+		if t.LastSampleEnd != 0 {
+			fmt.Fprintf(&b, " lastend=%d", t.LastSampleEnd)
+		}
+		b.WriteByte('\n')
 	}
 	for i, n := range p.Nodes {
 		fmt.Fprintf(&b, "node %d id=%d parent=%d frame=%d hits=%d", i, n.InputID, n.Parent, n.Frame, n.HitCount)
@@ -38,6 +45,9 @@ func (p *Profile) String() string {
 	for _, lt := range p.LineTicks {
 		fmt.Fprintf(&b, "ticks node=%d line=%d ticks=%d\n", lt.Node, lt.Line, lt.Ticks)
 	}
+	for _, x := range p.TraceIDs {
+		fmt.Fprintf(&b, "traceid thread=%d id=%d node=%d\n", x.Thread, x.ID, x.Node)
+	}
 	s := &p.Samples
 	for i := range s.Node {
 		fmt.Fprintf(&b, "sample %d node=%d t=%d", i, s.Node[i], s.Time[i])
@@ -46,6 +56,13 @@ func (p *Profile) String() string {
 		}
 		if s.Column != nil {
 			fmt.Fprintf(&b, " col=%d", s.Column[i])
+		}
+		b.WriteByte('\n')
+	}
+	for i, e := range p.Events {
+		fmt.Fprintf(&b, "event %d thread=%d %c %s cat=%s start=%d dur=%d", i, e.Thread, e.Phase, q(p.Strings[e.Name]), q(p.Strings[e.Cat]), e.Start, e.Dur)
+		if e.SampleTraceID != 0 {
+			fmt.Fprintf(&b, " traceid=%d", e.SampleTraceID)
 		}
 		b.WriteByte('\n')
 	}

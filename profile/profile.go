@@ -108,6 +108,30 @@ type LineTick struct {
 	Ticks int64
 }
 
+// Event is a trace event of a sampled thread, as DevTools keeps it for the
+// thread's entries: a complete event (X, or a B/E pair made complete the way
+// DevTools pairs them) or an instant (I). Events of a thread are sorted as
+// DevTools sorts them: by start, then longest first, then in file order.
+type Event struct {
+	Thread        ThreadID
+	Name, Cat     StringID
+	Phase         byte // 'X' or 'I'
+	Start         Time
+	Dur           Time  // 0 for instants and unmatched B
+	SampleTraceID int64 // args.[beginData.|data.]sampleTraceId; 0 if none
+}
+
+// End returns e.Start+e.Dur.
+func (e *Event) End() Time { return e.Start + e.Dur }
+
+// TraceID maps a trace id of a thread's profile (ProfileChunk trace_ids) to
+// the node whose stack it names.
+type TraceID struct {
+	Thread ThreadID
+	ID     int64
+	Node   NodeID
+}
+
 // Samples is the sample table, one row per sample, as parallel columns.
 // Rows are grouped by thread (Thread.Samples) and sorted by time within a thread.
 type Samples struct {
@@ -152,6 +176,9 @@ type Thread struct {
 	ProfileID string // the trace profile id ("0x1"); "" for a bare .cpuprofile
 	Nodes     Range  // Nodes.Start is the root
 	Samples   Range
+	Events    Range  // trace events; empty for a bare .cpuprofile
+	// ProcessName is the process_name metadata of a trace; "" if none.
+	ProcessName string
 	// Start and End are the profile's startTime and endTime as the input gives
 	// them (End may be missing or bogus: see analyses for how each tool derives it).
 	Start, End Time
@@ -175,6 +202,8 @@ type Profile struct {
 	Nodes       []Node
 	Edges       []Edge
 	LineTicks   []LineTick
+	TraceIDs    []TraceID // sorted by thread and id
+	Events      []Event   // grouped by thread (Thread.Events)
 	Samples     Samples
 	Threads     []Thread
 	Categories  []Category

@@ -70,6 +70,25 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
+	var nextEvent int32
+	for ti, t := range p.Threads {
+		if t.Events.Start != nextEvent || t.Events.End < t.Events.Start || int(t.Events.End) > len(p.Events) {
+			return fmt.Errorf("profile: thread %d: event range [%d,%d) not contiguous after %d", ti, t.Events.Start, t.Events.End, nextEvent)
+		}
+		nextEvent = t.Events.End
+		for i := t.Events.Start; i < t.Events.End; i++ {
+			e := &p.Events[i]
+			if e.Thread != ThreadID(ti) || e.Name < 0 || e.Name >= ns || e.Cat < 0 || e.Cat >= ns || (e.Phase != 'X' && e.Phase != 'I') || e.Dur < 0 {
+				return fmt.Errorf("profile: event %d: invalid (thread %d, phase %q, dur %d)", i, e.Thread, e.Phase, e.Dur)
+			}
+			if i > t.Events.Start && e.Start < p.Events[i-1].Start {
+				return fmt.Errorf("profile: event %d: not sorted by start", i)
+			}
+		}
+	}
+	if int(nextEvent) != len(p.Events) {
+		return errors.New("profile: events outside every thread")
+	}
 	if int(nextNode) != len(p.Nodes) || int(nextSample) != len(s.Node) {
 		return errors.New("profile: nodes or samples outside every thread")
 	}
@@ -77,6 +96,11 @@ func (p *Profile) Validate() error {
 		th := p.threadOfNode(e.From)
 		if th < 0 || th != p.threadOfNode(e.To) {
 			return fmt.Errorf("profile: edge %d: nodes %d→%d not in one thread", i, e.From, e.To)
+		}
+	}
+	for i, x := range p.TraceIDs {
+		if x.Thread < 0 || int(x.Thread) >= len(p.Threads) || p.threadOfNode(x.Node) != int(x.Thread) {
+			return fmt.Errorf("profile: trace id %d: node %d not in thread %d", i, x.Node, x.Thread)
 		}
 	}
 	for i, lt := range p.LineTicks {

@@ -61,24 +61,40 @@ func (p *parser) nodePath(i int) string {
 	if p.legacy {
 		return fmt.Sprintf("head(node %d in preorder)", i)
 	}
-	return fmt.Sprintf("nodes[%d]", i)
+	return fmt.Sprintf("%snodes[%d]", p.prefix, i)
 }
 
-// build turns the raw tables into a profile: renumber nodes in preorder from
-// the root, detect call graphs and cycles, map samples, reconstruct times.
+// build turns the raw tables of a .cpuprofile into a one-thread profile.
 func (p *parser) build() (*profile.Profile, error) {
+	th := profile.Thread{PID: 1, TID: 1, Name: "main"}
+	if err := p.appendThread(th); err != nil {
+		return nil, err
+	}
+	prof := p.b.P
+	if err := prof.Validate(); err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	return prof, nil
+}
+
+// appendThread turns the raw tables into a thread of p.b.P: renumber nodes
+// in preorder from the root, detect call graphs and cycles, map samples,
+// reconstruct times. th gives the thread's identity; its ranges, times and
+// shape are filled in here.
+func (p *parser) appendThread(th profile.Thread) error {
 	if len(p.nodes) == 0 {
-		return nil, p.failf(0, "nodes", "%w: the profile has no nodes", profile.ErrEmpty)
+		return p.failf(0, p.prefix+"nodes", "%w: the profile has no nodes", profile.ErrEmpty)
 	}
 	b := p.b
 	prof := b.P
+	nodeBase := profile.NodeID(len(prof.Nodes))
 	if p.legacy {
 		prof.Format = "cpuprofile-legacy"
 		p.fixLegacyIDs()
 	}
 	ids, err := p.indexIDs()
 	if err != nil {
-		return nil, err
+		return err
 	}
 
 	// 1. Children lists, as raw indexes. DevTools uses children when the first
@@ -94,7 +110,7 @@ func (p *parser) build() (*profile.Profile, error) {
 			for j, c := range p.children[r[0]:r[1]] {
 				k, ok := ids.get(c)
 				if !ok {
-					return nil, p.failf(p.nodes[i].off, fmt.Sprintf("%s.children[%d]", p.nodePath(i), j), "unknown node id %d", c)
+					return p.failf(p.nodes[i].off, fmt.Sprintf("%s.children[%d]", p.nodePath(i), j), "unknown node id %d", c)
 				}
 				kids = append(kids, k)
 			}
@@ -111,7 +127,7 @@ func (p *parser) build() (*profile.Profile, error) {
 			}
 			k, ok := ids.get(nd.parent)
 			if !ok {
-				return nil, p.failf(nd.off, p.nodePath(i)+".parent", "unknown node id %d", nd.parent)
+				return p.failf(nd.off, p.nodePath(i)+".parent", "unknown node id %d", nd.parent)
 			}
 			parent[i] = k
 			count[k]++
@@ -138,16 +154,15 @@ func (p *parser) build() (*profile.Profile, error) {
 		done
 	)
 	state := make([]uint8, n)
-	newID := make([]profile.NodeID, n)
+	newID := make([]profile.NodeID, n) // thread-local ids
 	order := make([]int32, 0, n)
 	parentOf := make([]profile.NodeID, 0, n)
 	type frame struct{ node, next int32 }
 	stack := []frame{{0, kidStart[0]}}
 	state[0] = onPath
-	newID[0] = 0
 	order = append(order, 0)
 	parentOf = append(parentOf, profile.NoNode)
-	var edges []profile.Edge
+	extra := 0
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next == kidStart[top.node+1] {
@@ -159,46 +174,45 @@ func (p *parser) build() (*profile.Profile, error) {
 		top.next++
 		switch state[c] {
 		case onPath:
-			return nil, p.failf(p.nodes[top.node].off, p.nodePath(int(top.node)),
+			return p.failf(p.nodes[top.node].off, p.nodePath(int(top.node)),
 				"node cycle: node %d calls node %d, which is one of its callers", p.nodes[top.node].id, p.nodes[c].id)
 		case done:
-			edges = append(edges, profile.Edge{From: newID[top.node], To: newID[c]})
+			extra++
 		default:
 			state[c] = onPath
 			newID[c] = profile.NodeID(len(order))
 			order = append(order, c)
-			parentOf = append(parentOf, newID[top.node])
+			parentOf = append(parentOf, newID[top.node]+nodeBase)
 			stack = append(stack, frame{c, kidStart[c]})
 		}
 	}
 	unreachable := n - len(order)
 
 	// 3. Nodes and frames.
-	prof.Nodes = make([]profile.Node, len(order))
 	hitCounts := p.nodes[0].hasHit
+	prof.Nodes = slices.Grow(prof.Nodes, len(order))
 	for i, raw := range order {
 		rn := &p.nodes[raw]
 		f := profile.Frame{Name: rn.name, URL: rn.url, ScriptID: rn.script, Line: rn.line, Column: rn.col, CodeType: rn.codeType}
-		prof.Nodes[i] = profile.Node{Parent: parentOf[i], Frame: b.Frame(f), InputID: rn.id, HitCount: rn.hit, DeoptReason: rn.deopt}
+		prof.Nodes = append(prof.Nodes, profile.Node{Parent: parentOf[i], Frame: b.Frame(f), InputID: rn.id, HitCount: rn.hit, DeoptReason: rn.deopt})
 		for _, lt := range p.ticks[rn.ticks[0]:rn.ticks[1]] {
-			lt.Node = profile.NodeID(i)
+			lt.Node = nodeBase + profile.NodeID(i)
 			prof.LineTicks = append(prof.LineTicks, lt)
 		}
 	}
-	shape := profile.ShapeTree
-	if len(edges) > 0 {
+	th.Nodes = profile.Range{Start: int32(nodeBase), End: int32(nodeBase) + int32(len(order))}
+	th.Shape = profile.ShapeTree
+	if extra > 0 {
 		// A call graph keeps every caller→callee edge, in input order, so
 		// that tree-expanding consumers (DevTools) can be reproduced.
-		shape = profile.ShapeCallGraph
-		edges = edges[:0]
+		th.Shape = profile.ShapeCallGraph
 		for i, raw := range order {
 			for _, c := range kids[kidStart[raw]:kidStart[raw+1]] {
-				edges = append(edges, profile.Edge{From: profile.NodeID(i), To: newID[c]})
+				prof.Edges = append(prof.Edges, profile.Edge{From: nodeBase + profile.NodeID(i), To: nodeBase + newID[c]})
 			}
 		}
-		prof.Edges = edges
 	}
-	if shape == profile.ShapeCallGraph || b.P.Frames[prof.Nodes[0].Frame].Name == b.Intern("(host)") {
+	if th.Shape == profile.ShapeCallGraph || b.P.Frames[prof.Nodes[nodeBase].Frame].Name == b.Intern("(host)") {
 		prof.Format = "xs"
 	}
 
@@ -208,7 +222,7 @@ func (p *parser) build() (*profile.Profile, error) {
 	switch {
 	case p.legacy && p.timestamps != nil:
 		if len(p.timestamps) != ns && len(p.timestamps) != ns+1 {
-			return nil, p.failf(p.samplesOff, "timestamps", "%d timestamps for %d samples", len(p.timestamps), ns)
+			return p.failf(p.samplesOff, "timestamps", "%d timestamps for %d samples", len(p.timestamps), ns)
 		}
 		times = p.timestamps
 	case p.legacy:
@@ -222,10 +236,10 @@ func (p *parser) build() (*profile.Profile, error) {
 		}
 	default:
 		if p.hasSamples && !p.hasDeltas && ns > 0 {
-			return nil, p.failf(p.samplesOff, "timeDeltas", "%d samples but no timeDeltas", ns)
+			return p.failf(p.samplesOff, p.prefix+"timeDeltas", "%d samples but no timeDeltas", ns)
 		}
 		if len(p.deltas) != ns {
-			return nil, p.failf(p.deltasOff, "timeDeltas", "%d timeDeltas for %d samples", len(p.deltas), ns)
+			return p.failf(p.deltasOff, p.prefix+"timeDeltas", "%d timeDeltas for %d samples", len(p.deltas), ns)
 		}
 		times = p.deltas // converted to absolute times in place
 		t := int64(profile.TimeFromMicros(p.startF))
@@ -234,51 +248,80 @@ func (p *parser) build() (*profile.Profile, error) {
 			times[i] = t
 		}
 	}
-	th := profile.Thread{PID: 1, TID: 1, Name: "main", Nodes: profile.Range{Start: 0, End: int32(len(order))},
-		Start: profile.TimeFromMicros(p.startF), End: profile.TimeFromMicros(p.endF), HitCounts: hitCounts, Shape: shape}
+	th.Start, th.End, th.HitCounts = profile.TimeFromMicros(p.startF), profile.TimeFromMicros(p.endF), hitCounts
 	if p.legacy {
 		th.Start, th.End = p.legacyTime(p.startF), p.legacyTime(p.endF)
 		if len(times) == ns+1 && ns > 0 {
 			th.LastSampleEnd = profile.Time(times[ns])
 		}
 	}
-	sn := make([]profile.NodeID, 0, ns)
-	st := make([]profile.Time, 0, ns)
+	if p.lines != nil && len(p.lines) != ns || p.cols != nil && len(p.cols) != ns {
+		return p.failf(p.samplesOff, p.prefix+"lines", "%d lines and %d columns for %d samples", len(p.lines), len(p.cols), ns)
+	}
+	sampleBase := len(prof.Samples.Node)
+	s := &prof.Samples
+	s.Node = slices.Grow(s.Node, ns)
+	s.Time = slices.Grow(s.Time, ns)
+	withLines := p.lines != nil || s.Line != nil
+	if withLines && s.Line == nil {
+		s.Line = make([]int32, sampleBase, sampleBase+ns)
+		s.Column = make([]int32, sampleBase, sampleBase+ns)
+	}
 	var dropped, backwards int64
 	for i, id := range p.samples {
 		k, ok := ids.get(id)
 		if !ok {
-			return nil, p.failf(p.samplesOff, fmt.Sprintf("samples[%d]", i), "unknown node id %d", id)
+			return p.failf(p.samplesOff, fmt.Sprintf("%ssamples[%d]", p.prefix, i), "unknown node id %d", id)
 		}
 		if state[k] == unseen {
 			dropped++
 			continue
 		}
 		t := profile.Time(times[i])
-		if len(st) > 0 && t < st[len(st)-1] {
+		if len(s.Time) > sampleBase && t < s.Time[len(s.Time)-1] {
 			backwards++
 		}
-		sn = append(sn, newID[k])
-		st = append(st, t)
+		s.Node = append(s.Node, nodeBase+newID[k])
+		s.Time = append(s.Time, t)
+		if withLines {
+			var line, col int32
+			if p.lines != nil {
+				line, col = p.lines[i], p.cols[i]
+			}
+			s.Line = append(s.Line, line)
+			s.Column = append(s.Column, col)
+		}
 	}
 	if backwards > 0 {
-		sortSamples(sn, st)
+		sortSamples(s, sampleBase)
 	}
-	prof.Samples = profile.Samples{Node: sn, Time: st}
-	th.Samples = profile.Range{Start: 0, End: int32(len(sn))}
-	prof.Threads = []profile.Thread{th}
+	th.Samples = profile.Range{Start: int32(sampleBase), End: int32(len(s.Node))}
+	tid := profile.ThreadID(len(prof.Threads))
+	prof.Threads = append(prof.Threads, th)
+	for traceID, nodeID := range p.traceIDs {
+		if k, ok := ids.get(nodeID); ok && state[k] != unseen {
+			prof.TraceIDs = append(prof.TraceIDs, profile.TraceID{Thread: tid, ID: traceID, Node: nodeBase + newID[k]})
+		}
+	}
+	slices.SortFunc(prof.TraceIDs, func(a, b profile.TraceID) int {
+		if a.Thread != b.Thread {
+			return int(a.Thread - b.Thread)
+		}
+		return cmpInt64(a.ID, b.ID)
+	})
 
 	// 5. Hit counts: DevTools recomputes them from samples when absent.
+	nodes := prof.Nodes[nodeBase:]
 	if !hitCounts {
-		for i := range prof.Nodes {
-			prof.Nodes[i].HitCount = 0
+		for i := range nodes {
+			nodes[i].HitCount = 0
 		}
-		for _, nd := range sn {
+		for _, nd := range s.Node[sampleBase:] {
 			prof.Nodes[nd].HitCount++
 		}
 	} else if ns > 0 {
 		var sum int64
-		for _, nd := range prof.Nodes {
+		for _, nd := range nodes {
 			sum += nd.HitCount
 		}
 		if sum != int64(ns) {
@@ -288,14 +331,20 @@ func (p *parser) build() (*profile.Profile, error) {
 	prof.Diagnostics.Add("unreachable-node", int64(unreachable), "%d nodes are not reachable from the root and were dropped", unreachable)
 	prof.Diagnostics.Add("sample-unreachable-node", dropped, "%d samples named unreachable nodes and were dropped", dropped)
 	prof.Diagnostics.Add("negative-delta", backwards, "%d samples were out of time order (negative timeDeltas) and were sorted, as DevTools does", backwards)
-	if shape == profile.ShapeCallGraph {
-		extra := len(edges) - (len(order) - 1)
+	if th.Shape == profile.ShapeCallGraph {
 		prof.Diagnostics.Add("call-graph", int64(extra), "call graph: one node per function, as XS writes; %d calls come from a second or further caller", extra)
 	}
-	if err := prof.Validate(); err != nil {
-		return nil, fmt.Errorf("internal error: %w", err)
+	return nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
-	return prof, nil
+	return 0
 }
 
 // legacyTime converts a legacy start/end time in seconds.
@@ -321,26 +370,27 @@ func (p *parser) fixLegacyIDs() {
 	}
 }
 
-// sortSamples stably sorts samples by time, as DevTools' sortSamples does.
-func sortSamples(nodes []profile.NodeID, times []profile.Time) {
-	idx := make([]int32, len(nodes))
+// sortSamples stably sorts the samples from index base on by time, as
+// DevTools' sortSamples does, moving every column.
+func sortSamples(s *profile.Samples, base int) {
+	times := s.Time[base:]
+	idx := make([]int32, len(times))
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	slices.SortStableFunc(idx, func(a, b int32) int {
-		switch ta, tb := times[a], times[b]; {
-		case ta < tb:
-			return -1
-		case ta > tb:
-			return 1
-		}
-		return 0
-	})
-	n2 := make([]profile.NodeID, len(nodes))
-	t2 := make([]profile.Time, len(times))
-	for i, j := range idx {
-		n2[i], t2[i] = nodes[j], times[j]
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmpInt64(int64(times[a]), int64(times[b])) })
+	permute(s.Node[base:], idx)
+	permute(s.Time[base:], idx)
+	if s.Line != nil {
+		permute(s.Line[base:], idx)
+		permute(s.Column[base:], idx)
 	}
-	copy(nodes, n2)
-	copy(times, t2)
+}
+
+func permute[T any](v []T, idx []int32) {
+	out := make([]T, len(v))
+	for i, j := range idx {
+		out[i] = v[j]
+	}
+	copy(v, out)
 }

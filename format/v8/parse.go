@@ -97,6 +97,13 @@ type parser struct {
 
 	samplesOff, deltasOff int64
 	lastURL               profile.StringID // intern cache
+
+	// Trace chunks (see Assembler): per-sample lines and columns, trace ids
+	// (trace id → node id), and the JSON path prefix of the profile.
+	lines, cols []int32
+	traceIDs    map[int64]int64
+	prefix      string
+	chunkStart  int // index of the current chunk's first node
 }
 
 func (p *parser) fail(off int64, path string, err error) error {
@@ -298,7 +305,7 @@ func (p *parser) parseNodes() error {
 // are built only when an error happens.
 func (p *parser) parseNode() error {
 	s := p.s
-	path := lazyPath{"nodes", len(p.nodes)}
+	path := lazyPath{p.prefix + "nodes", len(p.nodes) - p.chunkStart}
 	n := rawNode{off: s.Offset(), line: -1, col: -1}
 	if err := s.BeginObject(); err != nil {
 		return p.fail(n.off, path.String(), err)

@@ -1,0 +1,134 @@
+package v8
+
+import (
+	"errors"
+
+	"github.com/jsprof/jsprof/internal/jsonscan"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// Assembler collects the parts of one CPU profile that a Chrome trace spreads
+// over events (a Profile event, then ProfileChunk events with nodes, samples,
+// time deltas, lines, columns and trace ids) and appends it to a profile as a
+// thread, with the same renumbering, checks and diagnostics as Parse.
+type Assembler struct {
+	p parser
+}
+
+// NewAssembler returns an assembler that appends to b's profile.
+func NewAssembler(b *profile.Builder) *Assembler {
+	a := &Assembler{}
+	a.p.b = b
+	a.p.limits = Limits{MaxNodes: 50_000_000, MaxDepth: 100_000}
+	a.p.hasDeltas = true
+	return a
+}
+
+// SetStart sets the profile's start time in µs (DevTools takes the Profile
+// event's ts).
+func (a *Assembler) SetStart(us float64) { a.p.startF = us }
+
+// SetEnd sets the profile's end time in µs.
+func (a *Assembler) SetEnd(us float64) { a.p.endF = us }
+
+// Start returns the start time set so far, in µs.
+func (a *Assembler) Start() float64 { return a.p.startF }
+
+// End returns the end time set so far, in µs.
+func (a *Assembler) End() float64 { return a.p.endF }
+
+// ReadNodes reads a JSON array of nodes (parent- or children-linked) from s.
+// prefix is the JSON path of the array's parent, e.g.
+// "traceEvents[12].args.data.cpuProfile.", and base the file offset of s's
+// input, both used in errors.
+func (a *Assembler) ReadNodes(s *jsonscan.Scanner, base int64, prefix string) error {
+	p := &a.p
+	p.s, p.prefix, p.chunkStart = s, prefix, len(p.nodes)
+	if err := s.BeginArray(); err != nil {
+		return rebase(p.fail(s.Offset(), prefix+"nodes", err), base)
+	}
+	for first := true; ; first = false {
+		ok, err := s.NextElem(first)
+		if err != nil {
+			return rebase(p.fail(s.Offset(), prefix+"nodes", err), base)
+		}
+		if !ok {
+			return nil
+		}
+		if len(p.nodes) >= p.limits.MaxNodes {
+			return rebase(p.failf(s.Offset(), prefix+"nodes", "more than %d nodes", p.limits.MaxNodes), base)
+		}
+		if err := p.parseNode(); err != nil {
+			return rebase(err, base)
+		}
+	}
+}
+
+// rebase adds base to the offset of a *profile.ParseError.
+func rebase(err error, base int64) error {
+	var pe *profile.ParseError
+	if errors.As(err, &pe) && pe.Offset >= 0 {
+		cp := *pe
+		cp.Offset += base
+		return &cp
+	}
+	return err
+}
+
+// AddSamples appends sample node ids.
+func (a *Assembler) AddSamples(ids []int64) {
+	a.p.samples = append(a.p.samples, ids...)
+	a.p.hasSamples = true
+}
+
+// AddTimeDeltas appends time deltas in µs.
+func (a *Assembler) AddTimeDeltas(us []int64) {
+	for _, d := range us {
+		a.p.deltas = append(a.p.deltas, d*1000)
+	}
+}
+
+// AddLines appends per-sample lines and columns (nil: zeros for n samples),
+// keeping both columns as long as the samples.
+func (a *Assembler) AddLines(lines, cols []int32, n int) {
+	p := &a.p
+	if p.lines == nil && lines == nil && cols == nil {
+		return
+	}
+	if p.lines == nil {
+		p.lines = make([]int32, len(p.samples)-n)
+		p.cols = make([]int32, len(p.samples)-n)
+	}
+	for i := range n {
+		var l, c int32
+		if i < len(lines) {
+			l = lines[i]
+		}
+		if i < len(cols) {
+			c = cols[i]
+		}
+		p.lines = append(p.lines, l)
+		p.cols = append(p.cols, c)
+	}
+}
+
+// AddTraceID records that trace id names the stack ending at node.
+func (a *Assembler) AddTraceID(id, node int64) {
+	if a.p.traceIDs == nil {
+		a.p.traceIDs = map[int64]int64{}
+	}
+	a.p.traceIDs[id] = node
+}
+
+// Counts returns the numbers of nodes, samples and time deltas so far.
+func (a *Assembler) Counts() (nodes, samples, deltas int) {
+	return len(a.p.nodes), len(a.p.samples), len(a.p.deltas)
+}
+
+// Append appends the profile as a thread with th's identity (PID, TID, Name,
+// ProfileID); prefix names the profile in errors.
+func (a *Assembler) Append(th profile.Thread, prefix string) error {
+	a.p.prefix, a.p.chunkStart = prefix, 0
+	a.p.hasSamples = len(a.p.samples) > 0
+	return a.p.appendThread(th)
+}
