@@ -176,7 +176,7 @@ type Thread struct {
 	ProfileID string // the trace profile id ("0x1"); "" for a bare .cpuprofile
 	Nodes     Range  // Nodes.Start is the root
 	Samples   Range
-	Events    Range  // trace events; empty for a bare .cpuprofile
+	Events    Range // trace events; empty for a bare .cpuprofile
 	// ProcessName is the process_name metadata of a trace; "" if none.
 	ProcessName string
 	// Start and End are the profile's startTime and endTime as the input gives
