@@ -4,32 +4,60 @@ package format
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 
+	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/profile"
 )
 
 // Supported lists the input formats Parse reads, for error messages.
-const Supported = "V8 .cpuprofile (current or legacy, XS call graphs)"
+const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs) or a Chrome trace (JSON array or object with traceEvents)"
 
 // Options controls Parse. The zero value means defaults.
 type Options struct {
 	Input    input.Options
 	V8Limits v8.Limits
+	Trace    chrometrace.Options
 }
 
+// sniffBytes is how much of the input is examined to tell the formats apart.
+const sniffBytes = 1 << 20
+
 // ReadFile reads and parses the named file ("-" for stdin), plain or gzip.
-// Errors name the file.
-func ReadFile(name string, stdin interface{ Read([]byte) (int, error) }, opts Options) (*profile.Profile, error) {
-	data, err := input.ReadFile(name, stdin, opts.Input)
+// Traces are streamed; .cpuprofile files are read whole. Errors name the
+// file.
+func ReadFile(name string, stdin io.Reader, opts Options) (*profile.Profile, error) {
+	st, err := input.Open(name, stdin, opts.Input)
 	if err != nil {
 		return nil, profile.WithFile(err, name)
 	}
-	p, err := Parse(data, opts)
+	defer st.Close()
+	p, err := read(st, opts)
 	return p, profile.WithFile(err, name)
 }
+
+func read(st *input.Stream, opts Options) (*profile.Profile, error) {
+	head, err := st.Peek(sniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufioFull) {
+		if len(head) == 0 {
+			return nil, err
+		}
+	}
+	if trace, _ := chrometrace.Sniff(head); trace {
+		return chrometrace.Parse(st, opts.Trace)
+	}
+	data, err := st.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, opts)
+}
+
+var bufioFull = errors.New("bufio: buffer full")
 
 // Parse parses a decompressed input held in memory.
 func Parse(data []byte, opts Options) (*profile.Profile, error) {
@@ -37,12 +65,12 @@ func Parse(data []byte, opts Options) (*profile.Profile, error) {
 	if len(trimmed) == 0 {
 		return nil, &profile.ParseError{Offset: 0, Err: profile.ErrEmpty}
 	}
-	if v8.Sniff(data) {
-		return v8.ParseBytes(data, opts.V8Limits)
+	if trace, _ := chrometrace.Sniff(data); trace {
+		return chrometrace.Parse(bytes.NewReader(data), opts.Trace)
 	}
 	if trimmed[0] == '{' {
-		// Not recognisably a .cpuprofile: let the reader say what is wrong
-		// with it, which is more useful than "unrecognized".
+		// A .cpuprofile, or an object that is neither: the reader says what
+		// is wrong with it, which helps more than "unrecognized".
 		return v8.ParseBytes(data, opts.V8Limits)
 	}
 	return nil, &profile.ParseError{Offset: int64(len(data) - len(trimmed)), Err: fmt.Errorf("%w: want %s", profile.ErrUnrecognized, Supported)}

@@ -13,7 +13,10 @@ type Call struct {
 	Start       profile.Time
 	Dur, Self   profile.Time // durations in ns
 	Depth       int32        // 0 for the outermost calls
-	SampleIndex int32        // the sample that opened the call
+	SampleIndex int32        // the sample that opened the call; −1 for a trace-id stack
+	// InTree is false for a trace call that DevTools' treify leaves out of
+	// the thread's tree (it overlaps its parent's end); its Self is then 0.
+	InTree bool
 }
 
 // Visitor receives the calls of a walk: Open when a call starts (its Dur and
@@ -36,7 +39,7 @@ func (tl *Timeline) Walk(v Visitor) {
 	startMs := make([]float64, 0, 64)
 	childMs := make([]float64, 0, 64)
 	open := func(depth int32, x int32, i int, ms float64) {
-		stack = append(stack, Call{Node: tl.Node[x], Start: fromMicros(ms * 1000), Depth: depth, SampleIndex: int32(i)})
+		stack = append(stack, Call{Node: tl.Node[x], Start: fromMicros(ms * 1000), Depth: depth, SampleIndex: int32(i), InTree: true})
 		startMs = append(startMs, ms)
 		childMs = append(childMs, 0)
 		v.Open(&stack[len(stack)-1])
@@ -147,3 +150,25 @@ type counter int
 
 func (c *counter) Open(*Call)  { *c++ }
 func (c *counter) Close(*Call) {}
+
+// Replay reports materialised calls (in DevTools' order, nested by Depth) to
+// v as Open and Close events, as Walk would.
+func Replay(cs []Call, v Visitor) {
+	var stack []int
+	for i := range cs {
+		for len(stack) > 0 && cs[stack[len(stack)-1]].Depth >= cs[i].Depth {
+			v.Close(&cs[stack[len(stack)-1]])
+			stack = stack[:len(stack)-1]
+		}
+		v.Open(&cs[i])
+		stack = append(stack, i)
+	}
+	for k := len(stack) - 1; k >= 0; k-- {
+		v.Close(&cs[stack[k]])
+	}
+}
+
+// IsTrace reports whether the timeline's profile came from a trace, whose
+// calls DevTools reconstructs with its SamplesIntegrator (Integrate) rather
+// than forEachFrame (Walk).
+func (tl *Timeline) IsTrace() bool { return tl.Profile.Format == "chrome-trace" }

@@ -51,6 +51,9 @@ type Timeline struct {
 	ms []float64
 	// Repaired counts samples changed by fixMissingSamples.
 	Repaired int
+	// byNode maps each node of the thread (NodeID − Thread.Nodes.Start) to
+	// the expanded node DevTools maps its id to.
+	byNode []int32
 }
 
 // NewTimeline builds DevTools' model of thread t.
@@ -61,6 +64,7 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	tl.byNode = byNode
 	tl.findMetaNodes(th)
 
 	ss := p.ThreadSamples(t)
@@ -93,6 +97,10 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 	tl.fixMissingSamples()
 	return tl, nil
 }
+
+// sameID reports whether expanded nodes x and y have the same input id (the
+// same model node): DevTools compares nodes by id.
+func (tl *Timeline) sameID(x, y int32) bool { return x >= 0 && y >= 0 && tl.Node[x] == tl.Node[y] }
 
 // devtoolsMillis converts t as DevTools does: µs (a JS number) divided by 1000.
 func devtoolsMillis(t profile.Time) float64 {

@@ -65,8 +65,18 @@ type Tree struct {
 	onStack  []int32 // per function: open calls
 }
 
-// Build aggregates the calls of the timeline.
+// Build aggregates the calls of the timeline (DevTools' forEachFrame walk).
 func Build(tl *calls.Timeline) *Tree {
+	return build(tl, func(t *Tree) { tl.Walk(t) })
+}
+
+// FromCalls aggregates materialised calls of the timeline's thread, such as
+// those of Timeline.Integrate, nested by their Depth.
+func FromCalls(tl *calls.Timeline, cs []calls.Call) *Tree {
+	return build(tl, func(t *Tree) { calls.Replay(cs, t) })
+}
+
+func build(tl *calls.Timeline, walk func(*Tree)) *Tree {
 	p := tl.Profile
 	th := &p.Threads[tl.Thread]
 	t := &Tree{
@@ -84,7 +94,7 @@ func Build(tl *calls.Timeline) *Tree {
 	for i := range t.tdParent {
 		t.tdParent[i] = -1
 	}
-	tl.Walk(t)
+	walk(t)
 	for _, c := range t.topLevel() {
 		t.TopDown[0].Total += t.TopDown[c].Total
 	}

@@ -132,3 +132,30 @@ func (a *Assembler) Append(th profile.Thread, prefix string) error {
 	a.p.hasSamples = len(a.p.samples) > 0
 	return a.p.appendThread(th)
 }
+
+// ReadProfile reads a whole CPU profile object (a legacy CpuProfile trace
+// event's args.data.cpuProfile) into the assembler and returns its startTime
+// and endTime in µs. base and prefix locate data in errors.
+func (a *Assembler) ReadProfile(data []byte, base int64, prefix string) (start, end float64, err error) {
+	p := &a.p
+	p.s = jsonscan.New(data)
+	p.prefix, p.chunkStart = prefix, len(p.nodes)
+	p.hasDeltas = false
+	if err := p.parseTop(); err != nil {
+		return 0, 0, rebase(err, base)
+	}
+	return p.startF, p.endF, nil
+}
+
+// Truncate cuts samples, time deltas, lines and columns to the shortest of
+// samples and deltas, and returns how many samples were dropped.
+func (a *Assembler) Truncate() int {
+	p := &a.p
+	n := min(len(p.samples), len(p.deltas))
+	dropped := len(p.samples) - n
+	p.samples, p.deltas = p.samples[:n], p.deltas[:n]
+	if p.lines != nil {
+		p.lines, p.cols = p.lines[:min(n, len(p.lines))], p.cols[:min(n, len(p.cols))]
+	}
+	return dropped
+}

@@ -45,7 +45,7 @@ func runCalls(e *env, args []string) error {
 		head = strconv.AppendInt(head, th.PID, 10)
 		head = append(head, `,"tid":`...)
 		head = strconv.AppendInt(head, th.TID, 10)
-		for _, c := range ta.timeline.Calls() {
+		for _, c := range ta.Calls() {
 			nd := &p.Nodes[c.Node]
 			f := &p.Frames[nd.Frame]
 			b = append(b[:0], head...)

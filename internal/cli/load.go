@@ -21,7 +21,16 @@ type loaded struct {
 type threadAnalysis struct {
 	id       profile.ThreadID
 	timeline *calls.Timeline
+	calls    []calls.Call   // trace threads: the integrated calls
 	tree     *calltree.Tree // nil unless requested
+}
+
+// Calls returns the thread's calls in DevTools' order.
+func (ta *threadAnalysis) Calls() []calls.Call {
+	if ta.calls != nil || ta.timeline.IsTrace() {
+		return ta.calls
+	}
+	return ta.timeline.Calls()
 }
 
 type loadOptions struct {
@@ -51,7 +60,12 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 			return nil, fmt.Errorf("%s: thread %d: %w", name, i, err)
 		}
 		ta := &threadAnalysis{id: profile.ThreadID(i), timeline: tl}
-		if opts.trees {
+		if tl.IsTrace() {
+			ta.calls = tl.Integrate(calls.IntegrateOptions{})
+			if opts.trees {
+				ta.tree = calltree.FromCalls(tl, ta.calls)
+			}
+		} else if opts.trees {
 			ta.tree = calltree.Build(tl)
 		}
 		l.threads = append(l.threads, ta)

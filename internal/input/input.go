@@ -1,5 +1,6 @@
-// Package input reads whole profile inputs into memory: files, stdin, plain or
-// gzip (sniffed from the magic bytes, not the name), with size limits.
+// Package input reads profile inputs: files or stdin, plain or gzip (sniffed
+// from the magic bytes, not the name), as a stream or whole, with a size limit
+// on the decompressed data.
 package input
 
 import (
@@ -13,8 +14,9 @@ import (
 	"os"
 )
 
-// DefaultMaxBytes bounds the decompressed size of one input (8 GiB).
-const DefaultMaxBytes = 8 << 30
+// DefaultMaxBytes bounds the decompressed size of one input (64 GiB): far
+// beyond any real profile, it still stops a gzip bomb from running forever.
+const DefaultMaxBytes = 64 << 30
 
 // ErrTooLarge is returned when an input exceeds its size limit.
 var ErrTooLarge = errors.New("input exceeds the size limit")
@@ -22,32 +24,53 @@ var ErrTooLarge = errors.New("input exceeds the size limit")
 // Options controls reading. The zero value reads up to DefaultMaxBytes.
 type Options struct {
 	MaxBytes int64            // decompressed size limit; 0 means DefaultMaxBytes
-	Progress func(read int64) // called now and then with the compressed bytes read so far
+	Progress func(read int64) // called now and then with the bytes read from the file so far
 }
 
 // IsGzip reports whether data starts with the gzip magic bytes.
 func IsGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }
 
-// ReadFile reads the named file ("-" for stdin), decompressing gzip.
-func ReadFile(name string, stdin io.Reader, opts Options) ([]byte, error) {
+// Stream is an open input: the decompressed bytes, buffered so that readers
+// can Peek at the start to sniff the format.
+type Stream struct {
+	*bufio.Reader
+	// SizeHint is the expected decompressed size, or −1 if unknown.
+	SizeHint int64
+	closers  []io.Closer
+}
+
+// Close closes the underlying file and decompressor.
+func (s *Stream) Close() error {
+	var err error
+	for _, c := range s.closers {
+		if e := c.Close(); e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// Open opens the named file ("-" for stdin), decompressing gzip.
+func Open(name string, stdin io.Reader, opts Options) (*Stream, error) {
 	if name == "-" {
-		return Read(stdin, -1, opts)
+		return open(stdin, -1, nil, opts)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory", name)
+		f.Close()
+		return nil, errors.New("is a directory")
 	}
 	hint := st.Size()
 	// A gzip member ends with ISIZE, the uncompressed size mod 2^32: a good
-	// capacity hint that avoids growing the buffer by doubling.
+	// capacity hint that avoids growing a buffer by doubling.
 	var head [2]byte
 	if n, _ := f.ReadAt(head[:], 0); n == 2 && IsGzip(head[:]) && st.Size() >= 18 {
 		var tail [4]byte
@@ -59,15 +82,17 @@ func ReadFile(name string, stdin io.Reader, opts Options) ([]byte, error) {
 			hint = isize
 		}
 	}
-	return Read(f, hint, opts)
+	return open(f, hint, f, opts)
 }
 
-// Read reads all of r, decompressing gzip. sizeHint is the expected
-// decompressed size, or −1.
-func Read(r io.Reader, sizeHint int64, opts Options) ([]byte, error) {
+func open(r io.Reader, sizeHint int64, c io.Closer, opts Options) (*Stream, error) {
 	max := opts.MaxBytes
 	if max <= 0 {
 		max = DefaultMaxBytes
+	}
+	s := &Stream{SizeHint: sizeHint}
+	if c != nil {
+		s.closers = append(s.closers, c)
 	}
 	cr := &countingReader{r: r, progress: opts.Progress}
 	br := bufio.NewReaderSize(cr, 64<<10)
@@ -76,26 +101,92 @@ func Read(r io.Reader, sizeHint int64, opts Options) ([]byte, error) {
 	if IsGzip(head) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
+			s.Close()
 			return nil, fmt.Errorf("reading gzip header: %w", err)
 		}
-		defer zr.Close()
-		src = zr
+		s.closers = append(s.closers, zr)
+		src = &gzipErrors{r: zr}
 	}
-	if sizeHint < 0 || sizeHint > max {
-		sizeHint = 0
+	if s.SizeHint > max {
+		s.SizeHint = max
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, sizeHint+bytes.MinRead))
-	n, err := buf.ReadFrom(io.LimitReader(src, max+1))
+	s.Reader = bufio.NewReaderSize(&limitReader{r: src, left: max}, 256<<10)
+	return s, nil
+}
+
+// ReadAll reads the rest of the stream into memory.
+func (s *Stream) ReadAll() ([]byte, error) {
+	hint := s.SizeHint
+	if hint < 0 {
+		hint = 0
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, hint+bytes.MinRead))
+	_, err := buf.ReadFrom(s)
 	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
-			return nil, fmt.Errorf("decompressing gzip at output byte %d: %w", n, err)
-		}
 		return nil, err
 	}
-	if n > max {
-		return nil, fmt.Errorf("%w (%d bytes)", ErrTooLarge, max)
-	}
 	return buf.Bytes(), nil
+}
+
+// ReadFile reads the whole named file ("-" for stdin), decompressing gzip.
+func ReadFile(name string, stdin io.Reader, opts Options) ([]byte, error) {
+	s, err := Open(name, stdin, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.ReadAll()
+}
+
+// Read reads all of r, decompressing gzip. sizeHint is the expected
+// decompressed size, or −1.
+func Read(r io.Reader, sizeHint int64, opts Options) ([]byte, error) {
+	s, err := open(r, sizeHint, nil, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.ReadAll()
+}
+
+// limitReader fails with ErrTooLarge past its limit (io.LimitReader would
+// end silently, which would look like a truncated input).
+type limitReader struct {
+	r    io.Reader
+	left int64
+	read int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		if n, _ := l.r.Read(one[:]); n > 0 {
+			return 0, fmt.Errorf("%w: stopped after %d decompressed bytes", ErrTooLarge, l.read)
+		}
+		return l.r.Read(p)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	l.read += int64(n)
+	return n, err
+}
+
+// gzipErrors says where in the output a corrupt or truncated gzip stream broke.
+type gzipErrors struct {
+	r io.Reader
+	n int64
+}
+
+func (g *gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.n += int64(n)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("decompressing gzip at output byte %d: %w", g.n, err)
+	}
+	return n, err
 }
 
 type countingReader struct {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
@@ -112,11 +113,25 @@ func parse(data []byte) (*Dump, error) {
 				err := object(s, func(k string) error {
 					var err error
 					switch k {
-					case "pid":
-						th.PID, err = s.Int()
-					case "tid":
-						th.TID, err = s.Int()
+					case "pid", "tid":
+						var v int64
+						if s.Kind() == '"' { // some traces use string ids
+							var b []byte
+							if b, err = s.String(); err == nil {
+								v, _ = strconv.ParseInt(string(b), 0, 64)
+							}
+						} else {
+							v, err = s.Int()
+						}
+						if k == "pid" {
+							th.PID = v
+						} else {
+							th.TID = v
+						}
 					case "name":
+						if s.Null() {
+							return nil
+						}
 						var b []byte
 						b, err = s.String()
 						th.Name = string(b)

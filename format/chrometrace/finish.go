@@ -1,0 +1,190 @@
+package chrometrace
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/jsprof/jsprof/profile"
+)
+
+// finish chooses one profile per thread, appends the threads and their
+// events, and validates the result.
+func (r *reader) finish() (*profile.Profile, error) {
+	b := r.b
+	prof := b.P
+	prof.Diagnostics = append(prof.Diagnostics, r.diag...)
+	prof.Diagnostics.Add("bad-time", int64(r.badTimes), "%d ts or dur values were strings that are not numbers and were taken as 0", r.badTimes)
+
+	// 1. Group profiles by process, then by thread, in DevTools' map orders.
+	type group struct {
+		pid     profile.StringID
+		threads []profile.StringID
+		cands   map[profile.StringID][]*profState
+	}
+	var groups []*group
+	byPid := map[profile.StringID]*group{}
+	orphans := 0
+	for _, p := range r.profs {
+		g := byPid[p.key.pid]
+		if g == nil {
+			g = &group{pid: p.key.pid, cands: map[profile.StringID][]*profState{}}
+			byPid[p.key.pid] = g
+			groups = append(groups, g)
+		}
+		if !p.hasThread {
+			orphans++
+			continue
+		}
+		if _, ok := g.cands[p.tid]; !ok {
+			g.threads = append(g.threads, p.tid)
+		}
+		g.cands[p.tid] = append(g.cands[p.tid], p)
+	}
+	prof.Diagnostics.Add("profile-without-head", int64(orphans), "%d profiles have ProfileChunk events but no Profile event naming their thread and were dropped (as in DevTools)", orphans)
+
+	// 2. Choose (source Internal, then Inspector, else the first) and append.
+	threadOfKey := map[threadKey]profile.ThreadID{}
+	notChosen, empty := 0, 0
+	for _, g := range groups {
+		for _, tid := range g.threads {
+			cands := g.cands[tid]
+			chosen := cands[0]
+		pick:
+			for _, src := range []string{"Internal", "Inspector"} {
+				for _, c := range cands {
+					if c.source == src {
+						chosen = c
+						break pick
+					}
+				}
+			}
+			notChosen += len(cands) - 1
+			if n, _, _ := chosen.asm.Counts(); n == 0 {
+				empty++
+				continue
+			}
+			key := threadKey{g.pid, tid}
+			th := profile.Thread{PID: r.numericID(g.pid), TID: r.numericID(tid), ProfileID: idString(b.P.Strings[chosen.key.id]),
+				ProcessName: r.procName[g.pid]}
+			if t, ok := r.threadOf[key]; ok && r.threads[t].hasName {
+				th.Name = r.threads[t].name
+			}
+			if chosen.broken {
+				lost := chosen.asm.Truncate()
+				prof.Diagnostics.Add("samples-without-delta", int64(lost), "%d samples had no time delta and were dropped", lost)
+			}
+			chosen.asm.SetStart(chosen.start)
+			chosen.asm.SetEnd(chosen.end)
+			prefix := fmt.Sprintf("profile %s of pid %s: ", th.ProfileID, b.P.Strings[g.pid])
+			if err := chosen.asm.Append(th, prefix); err != nil {
+				return nil, err
+			}
+			threadOfKey[key] = profile.ThreadID(len(prof.Threads) - 1)
+		}
+	}
+	prof.Diagnostics.Add("profile-not-chosen", int64(notChosen), "%d profiles were not used because their thread has a preferred one (source Internal, then Inspector, else the first; as in DevTools)", notChosen)
+	prof.Diagnostics.Add("profile-empty", int64(empty), "%d profiles have no nodes and were dropped", empty)
+
+	// 3. Events of the sampled threads, sorted as DevTools sorts entries.
+	evThread := make([]int32, len(r.threads)) // reader thread → model thread, or −1
+	for i, t := range r.threads {
+		evThread[i] = -1
+		if id, ok := threadOfKey[t.key]; ok {
+			evThread[i] = int32(id)
+		}
+	}
+	counts := make([]int, len(prof.Threads)+1)
+	dropped := 0
+	for _, e := range r.events {
+		if t := evThread[e.thread]; t >= 0 {
+			counts[t+1]++
+		} else {
+			dropped++
+		}
+	}
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	kept := make([]rawEvent, counts[len(counts)-1])
+	fill := slices.Clone(counts)
+	for _, e := range r.events {
+		if t := evThread[e.thread]; t >= 0 {
+			kept[fill[t]] = e
+			fill[t]++
+		}
+	}
+	r.events = nil
+	prof.Events = make([]profile.Event, len(kept))
+	for t := range prof.Threads {
+		evs := kept[counts[t]:counts[t+1]]
+		slices.SortStableFunc(evs, compareEvents)
+		for i, e := range evs {
+			prof.Events[counts[t]+i] = profile.Event{Thread: profile.ThreadID(t), Name: e.name, Cat: e.cat, Phase: e.ph,
+				Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: e.traceID}
+		}
+		prof.Threads[t].Events = profile.Range{Start: int32(counts[t]), End: int32(counts[t+1])}
+	}
+	if dropped > 0 {
+		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile and were not kept", dropped)
+	}
+	unclosed := 0
+	for _, o := range r.open {
+		if o.event >= 0 {
+			unclosed++
+		}
+	}
+	prof.Diagnostics.Add("unmatched-begin", int64(unclosed), "%d B events have no E event; they are kept with no duration (as in DevTools)", unclosed)
+	if err := prof.Validate(); err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	return prof, nil
+}
+
+// compareEvents is DevTools' eventTimeComparator for trace events: by start,
+// then by end, latest first.
+func compareEvents(a, b rawEvent) int {
+	switch {
+	case a.ts < b.ts:
+		return -1
+	case a.ts > b.ts:
+		return 1
+	}
+	ae, be := a.ts+a.dur, b.ts+b.dur
+	switch {
+	case ae > be:
+		return -1
+	case ae < be:
+		return 1
+	}
+	return 0
+}
+
+// numericID turns a raw pid/tid token into a number: JSON numbers as they
+// are, numeric strings parsed, anything else a stable negative id.
+func (r *reader) numericID(tok profile.StringID) int64 {
+	s := r.b.P.Strings[tok]
+	if len(s) >= 2 && s[0] == '"' {
+		if v, err := strconv.ParseInt(s[1:len(s)-1], 0, 64); err == nil {
+			return v
+		}
+		return -int64(tok)
+	}
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return v
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return int64(f)
+	}
+	return -int64(tok)
+}
+
+// idString renders a raw profile id token: "0x1" for the string "0x1".
+func idString(raw string) string {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if s, err := strconv.Unquote(raw); err == nil {
+			return s
+		}
+	}
+	return raw
+}

@@ -1,0 +1,1080 @@
+// Package chrometrace reads Chrome trace-event JSON (DevTools Performance
+// recordings, chrome://tracing, Perfetto's JSON export, Node's trace log): a
+// bare array of events or an object with traceEvents, plain or gzip, including
+// the partial forms the format allows (no closing bracket, a trailing comma).
+//
+// It streams: events are parsed one at a time out of a window of the input,
+// so memory grows with what is kept (the CPU profiles and the duration and
+// instant events of threads), not with the file. CPU profiles are assembled
+// from Profile/ProfileChunk events (and legacy CpuProfile events) as the
+// DevTools SamplesHandler does (devtools-engine.md §2): keyed by process and
+// profile id, on the thread of the Profile event, one profile per thread
+// chosen by source. B/E events are paired as the DevTools RendererHandler
+// pairs them: one LIFO stack across all threads, in file order.
+//
+// Every thread with a chosen profile becomes a profile.Thread with its
+// samples and its X/I/B-E events (sorted as DevTools sorts a thread's
+// entries). Oddities are counted in Profile.Diagnostics.
+package chrometrace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/internal/jsonscan"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// Options controls Parse. The zero value means the defaults.
+type Options struct {
+	// MaxEventBytes bounds the size of one event (a ProfileChunk or a
+	// screenshot can be megabytes); default 1 GiB.
+	MaxEventBytes int
+}
+
+// Sniff reports whether the start of a decompressed input looks like a trace:
+// a JSON array, or an object whose members include traceEvents before any
+// member of a .cpuprofile. sure is false when head is too short to tell.
+func Sniff(head []byte) (trace, sure bool) {
+	s := jsonscan.New(head)
+	switch s.Peek() {
+	case '[':
+		return true, true
+	case '{':
+	default:
+		return false, true
+	}
+	s.BeginObject()
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return false, !errors.Is(err, jsonscan.ErrEOF)
+		}
+		if !ok {
+			return false, true
+		}
+		switch string(key) {
+		case "traceEvents":
+			return true, true
+		case "nodes", "head", "timeDeltas", "timestamps":
+			return false, true
+		}
+		if err := s.Skip(); err != nil {
+			return false, !errors.Is(err, jsonscan.ErrEOF)
+		}
+	}
+}
+
+// Parse reads a trace from r (decompressed; see internal/input for gzip).
+func Parse(r io.Reader, opts Options) (*profile.Profile, error) {
+	if opts.MaxEventBytes <= 0 {
+		opts.MaxEventBytes = 1 << 30
+	}
+	rd := &reader{
+		src:      r,
+		buf:      make([]byte, 0, 4<<20),
+		max:      opts.MaxEventBytes,
+		b:        profile.NewBuilder("chrome-trace"),
+		threadOf: map[threadKey]int32{},
+		profOf:   map[profKey]*profState{},
+		procName: map[profile.StringID]string{},
+	}
+	rd.s.MaxDepth = jsonscan.DefaultMaxDepth
+	rd.buf = rd.buf[:cap(rd.buf)]
+	if err := rd.run(); err != nil {
+		return nil, err
+	}
+	return rd.finish()
+}
+
+// threadKey is a (pid, tid) pair of interned raw JSON tokens: 1 and "1" are
+// different threads, as they are for DevTools.
+type threadKey struct{ pid, tid profile.StringID }
+
+type profKey struct{ pid, id profile.StringID }
+
+type threadState struct {
+	key     threadKey
+	name    string
+	hasName bool
+}
+
+// rawEvent is a kept X, I or (paired) B event, in file order.
+type rawEvent struct {
+	thread  int32
+	name    profile.StringID
+	cat     profile.StringID
+	ph      byte
+	ts, dur float64 // µs, as the file gives them
+	traceID int64
+}
+
+type profState struct {
+	key       profKey
+	asm       *v8.Assembler
+	tid       profile.StringID
+	hasThread bool
+	start     float64
+	end       float64
+	deltaSum  float64
+	source    string
+	broken    bool // samples and timeDeltas disagree (DevTools stops using the chunk)
+	event     int  // index of the first event that named it
+}
+
+type openB struct {
+	event     int32 // index in events, or −1
+	name, cat profile.StringID
+	hasName   bool
+	hasCat    bool
+}
+
+type reader struct {
+	src  io.Reader
+	buf  []byte
+	pos  int
+	end  int
+	base int64 // offset of buf[0] in the input
+	eof  bool
+	max  int
+	s    jsonscan.Scanner
+
+	b        *profile.Builder
+	threads  []threadState
+	threadOf map[threadKey]int32
+	profOf   map[profKey]*profState
+	profs    []*profState
+	procName map[profile.StringID]string
+	events   []rawEvent
+	open     []openB
+	nEvents  int // array elements seen
+
+	lastPid, lastTid []byte
+	lastThread       int32
+
+	diag     profile.Diagnostics
+	badTimes int
+}
+
+// fill reads more input, keeping buf[pos:end]. It reports whether any byte
+// was added.
+func (r *reader) fill() (bool, error) {
+	if r.eof {
+		return false, nil
+	}
+	if r.pos > 0 {
+		n := copy(r.buf, r.buf[r.pos:r.end])
+		r.base += int64(r.pos)
+		r.end, r.pos = n, 0
+	}
+	if r.end == len(r.buf) {
+		if len(r.buf) >= r.max {
+			return false, &profile.ParseError{Offset: r.base, Path: fmt.Sprintf("traceEvents[%d]", r.nEvents),
+				Err: fmt.Errorf("event larger than %d bytes", r.max)}
+		}
+		nb := make([]byte, min(2*len(r.buf), r.max))
+		copy(nb, r.buf[:r.end])
+		r.buf = nb
+	}
+	for {
+		n, err := r.src.Read(r.buf[r.end:])
+		r.end += n
+		if err == io.EOF {
+			r.eof = true
+			return n > 0, nil
+		}
+		if err != nil {
+			return n > 0, err
+		}
+		if n > 0 {
+			return true, nil
+		}
+	}
+}
+
+// peek skips white space and returns the next byte, 0 at the end of input.
+func (r *reader) peek() (byte, error) {
+	for {
+		for r.pos < r.end {
+			switch c := r.buf[r.pos]; c {
+			case ' ', '\t', '\r', '\n':
+				r.pos++
+			default:
+				return c, nil
+			}
+		}
+		more, err := r.fill()
+		if err != nil {
+			return 0, err
+		}
+		if !more {
+			return 0, nil
+		}
+	}
+}
+
+func (r *reader) errAt(path string, format string, args ...any) error {
+	return &profile.ParseError{Offset: r.base + int64(r.pos), Path: path, Err: fmt.Errorf(format, args...)}
+}
+
+func (r *reader) run() error {
+	c, err := r.peek()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case '[':
+		r.pos++
+		return r.readEvents("")
+	case '{':
+		r.pos++
+		return r.readObject()
+	case 0:
+		return &profile.ParseError{Offset: r.base + int64(r.pos), Err: profile.ErrEmpty}
+	}
+	return r.errAt("$", "%w: want a JSON array or object of trace events", profile.ErrUnrecognized)
+}
+
+// readObject reads the members of the top-level object; traceEvents is
+// streamed, the others are skipped without being held in memory.
+func (r *reader) readObject() error {
+	sawEvents := false
+	for first := true; ; first = false {
+		c, err := r.peek()
+		if err != nil {
+			return err
+		}
+		switch {
+		case c == 0:
+			if !sawEvents {
+				return r.errAt("$", "%w: the object ends before traceEvents", profile.ErrTruncated)
+			}
+			r.diag.Add("truncated-object", 1, "the trace object is not closed (truncated file); everything before the cut was read")
+			return nil
+		case c == '}':
+			r.pos++
+			if !sawEvents {
+				return r.errAt("$", "%w: no traceEvents member", profile.ErrUnrecognized)
+			}
+			return nil
+		case !first:
+			if c != ',' {
+				return r.errAt("$", "want ',' or '}' after a member of the trace object, got %q", c)
+			}
+			r.pos++
+			if c, err = r.peek(); err != nil {
+				return err
+			}
+		}
+		if c != '"' {
+			if c == 0 {
+				continue
+			}
+			return r.errAt("$", "want a member name in the trace object, got %q", c)
+		}
+		key, err := r.readKey()
+		if err != nil {
+			return err
+		}
+		switch key {
+		case "traceEvents":
+			if c, err = r.peek(); err != nil {
+				return err
+			}
+			if c != '[' {
+				return r.errAt("traceEvents", "want an array, got %q", c)
+			}
+			r.pos++
+			sawEvents = true
+			if err := r.readEvents("traceEvents"); err != nil {
+				return err
+			}
+		default:
+			if err := r.skipValue("$." + key); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// readKey reads `"name":` of the top-level object.
+func (r *reader) readKey() (string, error) {
+	for {
+		r.s.Reset(r.buf[r.pos:r.end])
+		key, ok, err := r.s.NextKey(true)
+		if err == nil && ok {
+			r.pos += int(r.s.Offset())
+			return string(key), nil
+		}
+		if errors.Is(err, jsonscan.ErrEOF) {
+			more, ferr := r.fill()
+			if ferr != nil {
+				return "", ferr
+			}
+			if more {
+				continue
+			}
+			return "", r.errAt("$", "%w: inside a member name", profile.ErrTruncated)
+		}
+		return "", r.errAt("$", "invalid member name: %v", err)
+	}
+}
+
+// skipValue skips one value of any size, refilling the window as it goes.
+func (r *reader) skipValue(path string) error {
+	depth := 0
+	inString, escape := false, false
+	started := false
+	for {
+		for r.pos < r.end {
+			c := r.buf[r.pos]
+			switch {
+			case inString:
+				if escape {
+					escape = false
+				} else if c == '\\' {
+					escape = true
+				} else if c == '"' {
+					inString = false
+					if depth == 0 {
+						r.pos++
+						return nil
+					}
+				} else if i := bytes.IndexAny(r.buf[r.pos:r.end], "\"\\"); i > 0 {
+					r.pos += i
+					continue
+				}
+			case c == '"':
+				inString, started = true, true
+			case c == '{' || c == '[':
+				depth++
+				started = true
+			case c == '}' || c == ']':
+				if depth == 0 {
+					if !started {
+						return r.errAt(path, "want a value, got %q", c)
+					}
+					return nil // the end of a primitive, or of the enclosing container
+				}
+				depth--
+				if depth == 0 {
+					r.pos++
+					return nil
+				}
+			case c == ',' && depth == 0:
+				if !started {
+					return r.errAt(path, "want a value, got ','")
+				}
+				return nil
+			case c == ' ' || c == '\n' || c == '\r' || c == '\t':
+				if depth == 0 && started {
+					return nil
+				}
+			default:
+				started = true
+			}
+			r.pos++
+		}
+		more, err := r.fill()
+		if err != nil {
+			return err
+		}
+		if !more {
+			if depth == 0 && started && !inString {
+				return nil
+			}
+			return r.errAt(path, "%w: inside a value", profile.ErrTruncated)
+		}
+	}
+}
+
+// readEvents streams the elements of the events array.
+func (r *reader) readEvents(path string) error {
+	if path == "" {
+		path = "$"
+	}
+	for first := true; ; first = false {
+		c, err := r.peek()
+		if err != nil {
+			return err
+		}
+		if c == ']' {
+			r.pos++
+			return nil
+		}
+		if c == 0 {
+			r.diag.Add("unterminated-array", 1, "the events array has no closing ']' (allowed by the trace format)")
+			return nil
+		}
+		if !first {
+			if c != ',' {
+				return r.errAt(fmt.Sprintf("%s[%d]", path, r.nEvents), "want ',' or ']' after an event, got %q", c)
+			}
+			r.pos++
+			if c, err = r.peek(); err != nil {
+				return err
+			}
+			if c == 0 {
+				r.diag.Add("unterminated-array", 1, "the events array ends with a comma and no ']' (allowed by the trace format)")
+				return nil
+			}
+			if c == ']' {
+				r.diag.Add("trailing-comma", 1, "the events array ends with a trailing comma")
+				r.pos++
+				return nil
+			}
+		}
+		if err := r.readEvent(path); err != nil {
+			return err
+		}
+	}
+}
+
+// ev holds the fields of one event; slices alias the window.
+type ev struct {
+	ph               byte
+	name, cat        profile.StringID
+	hasName, hasCat  bool
+	isProfile        bool // name is Profile, ProfileChunk or CpuProfile
+	pid, tid, id     []byte
+	hasID            bool
+	ts, dur          float64
+	args0, args1     int // args range within the event
+	traceID          int64
+	sawBeginData     bool
+	traceIDArgs      int64
+	traceIDData      int64
+	hasTIDA, hasTIDD bool
+}
+
+// readEvent parses the next element, retrying with more input when the
+// window ends inside it, then applies it.
+func (r *reader) readEvent(path string) error {
+	idx := r.nEvents
+	r.nEvents++
+	for {
+		var e ev
+		r.s.Reset(r.buf[r.pos:r.end])
+		err := r.parseEvent(&e)
+		if err == nil {
+			start := r.pos
+			r.pos += int(r.s.Offset())
+			return r.apply(&e, r.buf[start:r.pos], r.base+int64(start), idx, path)
+		}
+		if errors.Is(err, jsonscan.ErrEOF) {
+			more, ferr := r.fill()
+			if ferr != nil {
+				return ferr
+			}
+			if more {
+				continue
+			}
+			r.diag.Add("truncated-event", 1, "the last event is cut off (truncated file) and was dropped")
+			r.pos = r.end
+			return nil
+		}
+		var se *jsonscan.SyntaxError
+		off := r.base + int64(r.pos)
+		if errors.As(err, &se) {
+			off += se.Offset
+		}
+		return &profile.ParseError{Offset: off, Path: fmt.Sprintf("%s[%d]", path, idx), Err: err}
+	}
+}
+
+var (
+	nameProfile      = []byte("Profile")
+	nameProfileChunk = []byte("ProfileChunk")
+	nameCpuProfile   = []byte("CpuProfile")
+)
+
+// parseEvent reads one event object from r.s.
+func (r *reader) parseEvent(e *ev) error {
+	s := &r.s
+	if err := s.BeginObject(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "ph":
+			b, err := s.String()
+			if err != nil {
+				return err
+			}
+			if len(b) == 1 {
+				e.ph = b[0]
+			} else {
+				e.ph = '?'
+			}
+		case "name":
+			if s.Null() {
+				continue
+			}
+			b, err := s.String()
+			if err != nil {
+				return err
+			}
+			e.isProfile = bytes.Equal(b, nameProfile) || bytes.Equal(b, nameProfileChunk) || bytes.Equal(b, nameCpuProfile)
+			e.name, e.hasName = r.intern(b), true
+		case "cat":
+			if s.Null() {
+				continue
+			}
+			b, err := s.String()
+			if err != nil {
+				return err
+			}
+			e.cat, e.hasCat = r.intern(b), true
+		case "pid", "tid", "id":
+			s.Peek()
+			start := s.Offset()
+			if err := s.Skip(); err != nil {
+				return err
+			}
+			raw := s.Raw(start, s.Offset())
+			switch key[0] {
+			case 'p':
+				e.pid = raw
+			case 't':
+				e.tid = raw
+			default:
+				e.id, e.hasID = raw, true
+			}
+		case "ts", "dur":
+			if s.Null() {
+				continue
+			}
+			var f float64
+			if s.Kind() == '"' { // some exporters (Hermes) write numbers as strings
+				b, err := s.String()
+				if err != nil {
+					return err
+				}
+				if f, err = strconv.ParseFloat(string(b), 64); err != nil {
+					r.badTimes++
+					continue
+				}
+			} else if f, err = s.Float(); err != nil {
+				return err
+			}
+			if key[0] == 't' {
+				e.ts = f
+			} else {
+				e.dur = f
+			}
+		case "args":
+			e.args0 = int(s.Offset())
+			if err := r.parseArgsTraceID(e); err != nil {
+				return err
+			}
+			e.args1 = int(s.Offset())
+		default:
+			if err := s.Skip(); err != nil {
+				return err
+			}
+		}
+	}
+	// DevTools' extractSampleTraceId.
+	switch {
+	case e.sawBeginData:
+	case e.hasTIDA:
+		e.traceID = e.traceIDArgs
+	case e.hasTIDD:
+		e.traceID = e.traceIDData
+	}
+	return nil
+}
+
+func (r *reader) intern(b []byte) profile.StringID {
+	if !utf8Valid(b) {
+		return r.b.Intern(string(bytes.ToValidUTF8(b, []byte("\uFFFD"))))
+	}
+	return r.b.InternBytes(b)
+}
+
+// parseArgsTraceID walks args looking only for the sample trace id, in
+// args.beginData.sampleTraceId, args.sampleTraceId or args.data.sampleTraceId.
+func (r *reader) parseArgsTraceID(e *ev) error {
+	s := &r.s
+	if s.Kind() != '{' {
+		return s.Skip()
+	}
+	s.BeginObject()
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		switch string(key) {
+		case "sampleTraceId":
+			e.traceIDArgs, e.hasTIDA, err = r.readTraceID()
+		case "data", "beginData":
+			isBegin := key[0] == 'b'
+			if isBegin {
+				e.sawBeginData = true
+			}
+			if s.Kind() != '{' {
+				err = s.Skip()
+				break
+			}
+			s.BeginObject()
+			for f := true; ; f = false {
+				k, ok, err2 := s.NextKey(f)
+				if err2 != nil {
+					return err2
+				}
+				if !ok {
+					break
+				}
+				if string(k) == "sampleTraceId" {
+					v, has, err3 := r.readTraceID()
+					if err3 != nil {
+						return err3
+					}
+					if isBegin {
+						e.traceID = v
+					} else {
+						e.traceIDData, e.hasTIDD = v, has
+					}
+					continue
+				}
+				if err := s.Skip(); err != nil {
+					return err
+				}
+			}
+		default:
+			err = s.Skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// readTraceID reads a sample trace id; null means none ("??" in DevTools).
+func (r *reader) readTraceID() (int64, bool, error) {
+	s := &r.s
+	if s.Null() {
+		return 0, false, nil
+	}
+	if s.Kind() != '0' {
+		return 0, true, s.Skip() // not a number: never matches a profile's trace id
+	}
+	f, err := s.Float()
+	if err != nil {
+		return 0, false, err
+	}
+	if f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
+		return 0, true, nil
+	}
+	return int64(f), true, nil
+}
+
+// thread returns the index of the thread with the given raw pid and tid.
+func (r *reader) thread(pid, tid []byte) int32 {
+	if r.lastPid != nil && bytes.Equal(pid, r.lastPid) && bytes.Equal(tid, r.lastTid) {
+		return r.lastThread
+	}
+	k := threadKey{r.b.InternBytes(pid), r.b.InternBytes(tid)}
+	t, ok := r.threadOf[k]
+	if !ok {
+		t = int32(len(r.threads))
+		r.threads = append(r.threads, threadState{key: k})
+		r.threadOf[k] = t
+	}
+	r.lastPid = append(r.lastPid[:0], pid...)
+	r.lastTid = append(r.lastTid[:0], tid...)
+	r.lastThread = t
+	return t
+}
+
+func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) error {
+	evPath := fmt.Sprintf("%s[%d]", path, idx)
+	if path == "$" {
+		evPath = fmt.Sprintf("[%d]", idx)
+	}
+	if e.isProfile {
+		return r.applyProfile(e, data, off, evPath)
+	}
+	switch e.ph {
+	case 'X', 'I', 'B':
+		t := r.thread(e.pid, e.tid)
+		ph := e.ph
+		dur := e.dur
+		if ph != 'X' {
+			dur = 0
+		}
+		if ph == 'B' {
+			ph = 'X'
+			r.open = append(r.open, openB{event: int32(len(r.events)), name: e.name, cat: e.cat, hasName: e.hasName, hasCat: e.hasCat})
+		}
+		r.events = append(r.events, rawEvent{thread: t, name: e.name, cat: e.cat, ph: ph, ts: e.ts, dur: dur, traceID: e.traceID})
+	case 'E':
+		if len(r.open) == 0 {
+			r.diag.Add("unmatched-end", 1, "E events with no open B event were ignored")
+			return nil
+		}
+		b := r.open[len(r.open)-1]
+		r.open = r.open[:len(r.open)-1]
+		if b.hasName != e.hasName || b.name != e.name || b.hasCat != e.hasCat || b.cat != e.cat {
+			r.diag.Add("mismatched-end", 1, "E events named differently from the last open B event were ignored; that B event keeps no duration (as in DevTools)")
+			return nil
+		}
+		if b.event >= 0 {
+			r.events[b.event].dur = e.ts - r.events[b.event].ts
+		}
+	case 'M':
+		if !e.hasName || e.args1 <= e.args0 {
+			return nil
+		}
+		switch r.b.P.Strings[e.name] {
+		case "thread_name", "process_name":
+			name, err := argsName(data[e.args0:e.args1])
+			if err != nil || name == nil {
+				return nil
+			}
+			if r.b.P.Strings[e.name] == "thread_name" {
+				t := r.thread(e.pid, e.tid)
+				r.threads[t].name, r.threads[t].hasName = string(name), true
+			} else {
+				r.procName[r.b.InternBytes(e.pid)] = string(name)
+			}
+		}
+	}
+	return nil
+}
+
+// argsName returns args.name of a metadata event.
+func argsName(args []byte) ([]byte, error) {
+	s := jsonscan.New(args)
+	if err := s.BeginObject(); err != nil {
+		return nil, err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil || !ok {
+			return nil, err
+		}
+		if string(key) == "name" && s.Kind() == '"' {
+			return s.String()
+		}
+		if err := s.Skip(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (r *reader) prof(pid, id []byte, event int) *profState {
+	k := profKey{r.b.InternBytes(pid), r.b.InternBytes(id)}
+	p, ok := r.profOf[k]
+	if !ok {
+		p = &profState{key: k, event: event}
+		r.profOf[k] = p
+		r.profs = append(r.profs, p)
+	}
+	return p
+}
+
+// applyProfile handles Profile, ProfileChunk and CpuProfile events as the
+// DevTools SamplesHandler does.
+func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error {
+	name := r.b.P.Strings[e.name]
+	if name == "CpuProfile" && e.ph != 'X' {
+		r.diag.Add("cpuprofile-not-complete", 1, "CpuProfile events whose phase is not X were ignored (as in DevTools)")
+		return nil
+	}
+	if name == "CpuProfile" {
+		// DevTools treats the X event as an entry of its thread too.
+		t := r.thread(e.pid, e.tid)
+		r.events = append(r.events, rawEvent{thread: t, name: e.name, cat: e.cat, ph: 'X', ts: e.ts, dur: e.dur, traceID: e.traceID})
+	}
+	id := e.id
+	if !e.hasID {
+		id = []byte("undefined")
+	}
+	p := r.prof(e.pid, id, r.nEvents-1)
+	if p.asm == nil {
+		p.asm = v8.NewAssembler(r.b)
+	}
+	args := data[e.args0:e.args1]
+	argsOff := off + int64(e.args0)
+	switch name {
+	case "Profile":
+		p.start = e.ts
+		p.tid, p.hasThread = r.b.InternBytes(e.tid), true
+		if src := dataSource(args); src != "" {
+			p.source = src
+		}
+		return nil
+	case "CpuProfile":
+		p.tid, p.hasThread = r.b.InternBytes(e.tid), true
+		sub, subOff, ok := member(args, "data", "cpuProfile")
+		if !ok {
+			return nil
+		}
+		start, end, err := p.asm.ReadProfile(sub, argsOff+int64(subOff), path+".args.data.cpuProfile.")
+		if err != nil {
+			return err
+		}
+		p.start, p.end = start, end
+		return nil
+	}
+	// ProfileChunk.
+	c, err := readChunk(args, argsOff, path+".args.", p.asm)
+	if err != nil {
+		return err
+	}
+	p.asm.AddSamples(c.samples)
+	p.asm.AddTimeDeltas(c.deltas)
+	p.asm.AddLines(c.lines, c.cols, len(c.samples))
+	for _, t := range c.traceIDs {
+		p.asm.AddTraceID(t[0], t[1])
+	}
+	_, ns, nd := p.asm.Counts()
+	for _, d := range c.deltas {
+		p.deltaSum += float64(d)
+	}
+	if ns != nd {
+		if !p.broken {
+			r.diag.Add("chunk-length-mismatch", 1, "a profile's samples and timeDeltas differ in length; DevTools stops reading its chunks' end time and source")
+		}
+		p.broken = true
+		return nil
+	}
+	if p.end == 0 {
+		p.end = p.start + p.deltaSum
+	}
+	if c.source != "" {
+		p.source = c.source
+	}
+	return nil
+}
+
+var validSources = []string{"Inspector", "SelfProfiling", "Internal"}
+
+func dataSource(args []byte) string {
+	sub, _, ok := member(args, "data", "source")
+	if !ok {
+		return ""
+	}
+	s := jsonscan.New(sub)
+	b, err := s.String()
+	if err != nil || !slices.Contains(validSources, string(b)) {
+		return ""
+	}
+	return string(b)
+}
+
+// member returns the raw bytes of obj.k1.k2… and their offset in obj.
+func member(obj []byte, keys ...string) ([]byte, int, bool) {
+	s := jsonscan.New(obj)
+	for _, k := range keys {
+		if s.BeginObject() != nil {
+			return nil, 0, false
+		}
+		found := false
+		for first := true; ; first = false {
+			key, ok, err := s.NextKey(first)
+			if err != nil || !ok {
+				return nil, 0, false
+			}
+			if string(key) == k {
+				found = true
+				break
+			}
+			if s.Skip() != nil {
+				return nil, 0, false
+			}
+		}
+		if !found {
+			return nil, 0, false
+		}
+	}
+	s.Peek()
+	start := s.Offset()
+	if s.Skip() != nil {
+		return nil, 0, false
+	}
+	return obj[start:s.Offset()], int(start), true
+}
+
+type chunk struct {
+	samples, deltas []int64
+	lines, cols     []int32
+	traceIDs        [][2]int64
+	source          string
+}
+
+// readChunk reads args of a ProfileChunk: data.cpuProfile.{nodes, samples,
+// trace_ids}, data.timeDeltas, data.lines, data.columns, data.source.
+func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, error) {
+	c := &chunk{}
+	s := jsonscan.New(args)
+	fail := func(p string, err error) error {
+		var se *jsonscan.SyntaxError
+		o := off + s.Offset()
+		if errors.As(err, &se) {
+			o = off + se.Offset
+		}
+		return &profile.ParseError{Offset: o, Path: path + p, Err: err}
+	}
+	data, dataOff, ok := member(args, "data")
+	if !ok {
+		return c, nil
+	}
+	s = jsonscan.New(data)
+	off += int64(dataOff)
+	if s.Null() {
+		return c, nil
+	}
+	if err := s.BeginObject(); err != nil {
+		return nil, fail("data", err)
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil {
+			return nil, fail("data", err)
+		}
+		if !ok {
+			return c, nil
+		}
+		k := string(key)
+		switch k {
+		case "cpuProfile":
+			if s.Null() {
+				continue
+			}
+			if err := s.BeginObject(); err != nil {
+				return nil, fail("data.cpuProfile", err)
+			}
+			for f := true; ; f = false {
+				key2, ok, err := s.NextKey(f)
+				if err != nil {
+					return nil, fail("data.cpuProfile", err)
+				}
+				if !ok {
+					break
+				}
+				switch string(key2) {
+				case "nodes":
+					if s.Null() {
+						continue
+					}
+					if err := asm.ReadNodes(s, off, path+"data.cpuProfile."); err != nil {
+						return nil, err
+					}
+				case "samples":
+					if s.Null() {
+						continue
+					}
+					if c.samples, err = s.Ints(c.samples); err != nil {
+						return nil, fail("data.cpuProfile.samples", err)
+					}
+				case "trace_ids":
+					if err := readTraceIDs(s, c); err != nil {
+						return nil, fail("data.cpuProfile.trace_ids", err)
+					}
+				default:
+					if err := s.Skip(); err != nil {
+						return nil, fail("data.cpuProfile."+string(key2), err)
+					}
+				}
+			}
+		case "timeDeltas":
+			if s.Null() {
+				continue
+			}
+			if c.deltas, err = s.Ints(c.deltas); err != nil {
+				return nil, fail("data.timeDeltas", err)
+			}
+		case "lines", "columns":
+			if s.Null() {
+				continue
+			}
+			v, err := s.Ints(nil)
+			if err != nil {
+				return nil, fail("data."+k, err)
+			}
+			out := make([]int32, len(v))
+			for i, x := range v {
+				out[i] = int32(max(min(x, math.MaxInt32), math.MinInt32))
+			}
+			if k == "lines" {
+				c.lines = out
+			} else {
+				c.cols = out
+			}
+		case "source":
+			if s.Kind() == '"' {
+				b, err := s.String()
+				if err != nil {
+					return nil, fail("data.source", err)
+				}
+				if slices.Contains(validSources, string(b)) {
+					c.source = string(b)
+				}
+				continue
+			}
+			if err := s.Skip(); err != nil {
+				return nil, fail("data.source", err)
+			}
+		default:
+			if err := s.Skip(); err != nil {
+				return nil, fail("data."+k, err)
+			}
+		}
+	}
+}
+
+// readTraceIDs reads {"<trace id>": nodeId, …}. A key that JavaScript could
+// never look up (not the decimal form of a number) is ignored.
+func readTraceIDs(s *jsonscan.Scanner, c *chunk) error {
+	if s.Null() {
+		return nil
+	}
+	if err := s.BeginObject(); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil || !ok {
+			return err
+		}
+		k := string(key)
+		node, err := s.Int()
+		if err != nil {
+			return err
+		}
+		f, err := strconv.ParseFloat(k, 64)
+		if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 || strconv.FormatFloat(f, 'f', -1, 64) != k {
+			continue
+		}
+		c.traceIDs = append(c.traceIDs, [2]int64{int64(f), node})
+	}
+}
+
+func utf8Valid(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return utf8.Valid(b)
+		}
+	}
+	return true
+}
