@@ -113,13 +113,41 @@ func (s *Scanner) describe() string {
 	return strconv.QuoteRune(rune(s.data[s.pos]))
 }
 
-// TypeError returns an error saying that want was expected at the current value.
+// TypeError returns an error saying that want was expected at the current
+// value. A literal or number cut off by the end of the input is reported as
+// the end of input (ErrEOF), so that streaming readers can retry with more.
 func (s *Scanner) TypeError(want string) error {
 	s.skipWS()
-	if s.pos >= len(s.data) {
+	if s.pos >= len(s.data) || s.truncatedLiteral() {
+		s.pos = len(s.data) // the input ends here
 		return s.eof(want)
 	}
 	return s.errorf("want %s, got %s", want, s.describe())
+}
+
+// truncatedLiteral reports whether the input ends inside a literal (null,
+// true, false) that starts at the current position.
+func (s *Scanner) truncatedLiteral() bool {
+	rest := s.data[s.pos:]
+	for _, lit := range [...]string{"null", "true", "false"} {
+		if len(rest) < len(lit) && string(rest) == lit[:len(rest)] {
+			return true
+		}
+	}
+	return false
+}
+
+// badNumber reports an invalid number at the current position: the end of
+// input if the input ends inside it (a stream may hold the rest), else a
+// syntax error.
+func (s *Scanner) badNumber() error {
+	for _, c := range s.data[s.pos:] {
+		if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
+			return s.errorf("invalid number")
+		}
+	}
+	s.pos = len(s.data)
+	return s.eof("number")
 }
 
 // BeginObject consumes '{'.
@@ -390,7 +418,7 @@ func (s *Scanner) Float() (float64, error) {
 	}
 	end, _ := numberEnd(s.data, s.pos)
 	if end == s.pos {
-		return 0, s.errorf("invalid number")
+		return 0, s.badNumber()
 	}
 	f, err := strconv.ParseFloat(string(s.data[s.pos:end]), 64)
 	if err != nil {
@@ -447,6 +475,9 @@ func (s *Scanner) Int() (int64, error) {
 	s.pos = i
 	end, frac := numberEnd(d, i)
 	if end == i {
+		if s.Kind() == '0' {
+			return 0, s.badNumber()
+		}
 		return 0, s.TypeError("integer")
 	}
 	if !frac {
@@ -521,7 +552,7 @@ func (s *Scanner) Skip() error {
 			}
 		case 'n':
 			if !s.Null() {
-				return s.errorf("invalid literal")
+				return s.TypeError("null")
 			}
 		case 't', 'f':
 			if _, err := s.Bool(); err != nil {
@@ -530,7 +561,7 @@ func (s *Scanner) Skip() error {
 		case '0':
 			end, _ := numberEnd(s.data, s.pos)
 			if end == s.pos {
-				return s.errorf("invalid number")
+				return s.badNumber()
 			}
 			s.pos = end
 		default:
@@ -591,3 +622,8 @@ func (s *Scanner) SetOffset(off int64) { s.pos = int(off) }
 
 // Raw returns the input bytes [start, end).
 func (s *Scanner) Raw(start, end int64) []byte { return s.data[start:end] }
+
+// Reset makes s scan data from its start, keeping MaxDepth and buffers.
+func (s *Scanner) Reset(data []byte) {
+	s.data, s.pos = data, 0
+}
