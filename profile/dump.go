@@ -12,6 +12,9 @@ func (p *Profile) String() string {
 	var b strings.Builder
 	q := strconv.Quote
 	fmt.Fprintf(&b, "format %s\n", p.Format)
+	if p.Generic {
+		b.WriteString("generic\n")
+	}
 	for i, f := range p.Frames {
 		fmt.Fprintf(&b, "frame %d %s url=%s script=%s %d:%d kind=%s cat=%d", i, q(p.Strings[f.Name]), q(p.Strings[f.URL]),
 			q(p.Strings[f.ScriptID]), f.Line, f.Column, f.Kind, f.Category)

@@ -195,8 +195,13 @@ func (t *Thread) Root() NodeID { return NodeID(t.Nodes.Start) }
 
 // Profile is a sampled CPU profile of one or more threads.
 type Profile struct {
-	// Format names the input format, e.g. "cpuprofile", "cpuprofile-legacy", "xs".
-	Format      string
+	// Format names the input format, e.g. "cpuprofile", "cpuprofile-legacy",
+	// "xs", "chrome-trace".
+	Format string
+	// Generic reports a trace without any of the events that mark a Chrome
+	// web trace for DevTools (TracingStartedInBrowser, TracingStartedInPage,
+	// TracingSessionIdForWorker, CpuProfile): DevTools then shows every event.
+	Generic     bool
 	Strings     []string
 	Frames      []Frame
 	Nodes       []Node

@@ -64,6 +64,13 @@ const (
 // over the thread's entries (§4 Step 3). Calls come in DevTools' order; a
 // call that treify leaves out of the tree has InTree false and Self 0.
 func (tl *Timeline) Integrate(opts IntegrateOptions) []Call {
+	cs, _ := tl.IntegrateEntries(opts)
+	return cs
+}
+
+// IntegrateEntries is Integrate that also returns the thread's flame-chart
+// entries (devtools-engine.md §6).
+func (tl *Timeline) IntegrateEntries(opts IntegrateOptions) ([]Call, []Entry) {
 	p := tl.Profile
 	th := &p.Threads[tl.Thread]
 	it := &integrator{tl: tl, opts: opts, p: p, events: p.Events[th.Events.Start:th.Events.End]}
@@ -397,9 +404,20 @@ func (it *integrator) truncate(depth int, t float64) {
 	it.jsStack = it.jsStack[:depth]
 }
 
+// Entry is a flame-chart entry of a trace thread (devtools-engine.md §6): a
+// trace event or a call in the thread's tree, at the level DevTools draws
+// it. Entries come depth-first, as DevTools appends them.
+type Entry struct {
+	Level      int32
+	Event      int32 // index into Profile.Events, or −1 for a call
+	Call       int32 // index into the calls, or −1 for a trace event
+	Start, Dur profile.Time
+}
+
 // finish runs treify over the thread's entries merged with the constructed
-// calls and returns the calls with their self times.
-func (it *integrator) finish() []Call {
+// calls and returns the calls with their self times, and the flame-chart
+// entries.
+func (it *integrator) finish() ([]Call, []Entry) {
 	callEntries := make([]entry, len(it.out))
 	for i, c := range it.out {
 		callEntries[i] = entry{ev: -1, call: c}
@@ -408,18 +426,33 @@ func (it *integrator) finish() []Call {
 	self := make([]float64, len(it.calls))
 	inTree := make([]bool, len(it.calls))
 	evSelf := make([]float64, len(it.events))
-	type open struct {
-		e        entry
-		end      float64
-		ts       float64
-		selfSlot *float64
-	}
-	var stack []open
 	slot := func(e entry) *float64 {
 		if e.ev >= 0 {
 			return &evSelf[e.ev]
 		}
 		return &self[e.call]
+	}
+	type open struct {
+		e         entry
+		end       float64
+		nextLevel int32 // the level of its children
+	}
+	var stack []open
+	var entries []Entry
+	evBase := int32(it.p.Threads[it.tl.Thread].Events.Start)
+	add := func(e entry, ts, dur float64, level int32) int32 {
+		next := level
+		if it.visible(e) {
+			en := Entry{Level: level, Event: -1, Call: -1, Start: profile.TimeFromMicros(ts), Dur: profile.TimeFromMicros(dur)}
+			if e.ev >= 0 {
+				en.Event = evBase + e.ev
+			} else {
+				en.Call = it.calls[e.call].out
+			}
+			entries = append(entries, en)
+			next++
+		}
+		return next
 	}
 	for k := 0; k < len(merged); k++ {
 		e := merged[k]
@@ -429,7 +462,7 @@ func (it *integrator) finish() []Call {
 			if e.ev < 0 {
 				inTree[e.call] = true
 			}
-			stack = append(stack, open{e, ts + dur, ts, slot(e)})
+			stack = append(stack, open{e, ts + dur, add(e, ts, dur, 0)})
 			continue
 		}
 		par := &stack[len(stack)-1]
@@ -442,11 +475,11 @@ func (it *integrator) finish() []Call {
 			continue // overlaps its parent's end: left out of the tree
 		}
 		*slot(e) = dur
-		*par.selfSlot -= dur
+		*slot(par.e) -= dur
 		if e.ev < 0 {
 			inTree[e.call] = true
 		}
-		stack = append(stack, open{e, ts + dur, ts, slot(e)})
+		stack = append(stack, open{e, ts + dur, add(e, ts, dur, par.nextLevel)})
 	}
 	out := make([]Call, len(it.out))
 	for i, c := range it.out {
@@ -457,5 +490,46 @@ func (it *integrator) finish() []Call {
 			out[i].Self = profile.TimeFromMicros(self[c])
 		}
 	}
-	return out
+	return out, entries
+}
+
+// visible is DevTools' entryIsVisibleInTimeline without ignore-listing and
+// user modifications: every entry of a generic trace, calls, and trace
+// events with a visible style or a timing marker.
+func (it *integrator) visible(e entry) bool {
+	if e.ev < 0 || it.opts.ShowAllEvents || it.p.Generic {
+		return true
+	}
+	ev := &it.events[e.ev]
+	name := it.p.Str(ev.Name)
+	if visibleEvents[name] || name == "UpdateCounters" {
+		return true
+	}
+	// Timing markers: performance.mark instants and console.timeStamp.
+	return ev.Phase == 'I' && (it.p.Str(ev.Cat) == "blink.user_timing" || name == "TimeStamp")
+}
+
+// visibleEvents are the trace event names that have a visible style in
+// DevTools (Styles.visibleTypes of the pinned engine), plus the post-message
+// events it always shows.
+var visibleEvents = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Split("AbortPostTaskCallback,Animation,AsyncTask,v8.deserializeOnBackground,v8.produceModuleCache,"+
+		"v8.produceCache,CancelAnimationFrame,CancelIdleCallback,Commit,V8.CompileCode,V8.CompileModule,v8.compile,"+
+		"CompositeLayers,ComputeIntersections,ConsoleTime,CppGC.IncrementalSweep,DoDecryptReply,DoDecrypt,DoDigestReply,"+
+		"DoDigest,DoEncryptReply,DoEncrypt,DoSignReply,DoSign,DoVerifyReply,DoVerify,Decode Image,EmbedderCallback,"+
+		"v8.evaluateModule,EvaluateScript,EventDispatch,EventTiming,V8.FinalizeDeserialization,FireAnimationFrame,"+
+		"FireIdleCallback,FunctionCall,BlinkGC.AtomicPhase,GCEvent,GPUTask,HandlePostMessage,HitTest,JSSample,Layerize,"+
+		"Layout,MajorGC,MinorGC,V8.OptimizeCode,PaintSetup,Paint,ParseAuthorStyleSheet,ParseHTML,PrePaint,ProfileCall,"+
+		"Program,RasterTask,RequestAnimationFrame,RequestIdleCallback,ResourceFinish,ResourceReceivedData,"+
+		"ResourceReceiveResponse,ResourceSendRequest,ResourceWillSendRequest,RunMicrotasks,RunPostTaskCallback,RunTask,"+
+		"SchedulePostMessage,SchedulePostTaskCallback,ScheduleStyleRecalculation,ScrollLayer,CpuProfiler::StartProfiling,"+
+		"v8.parseOnBackgroundParsing,v8.parseOnBackgroundWaiting,v8.parseOnBackground,SyntheticLayoutShiftCluster,"+
+		"SyntheticLayoutShift,TimeStamp,TimerFire,TimerInstall,TimerRemove,UpdateLayerTree,UpdateLayoutTree,UserTiming,"+
+		"V8Console::runTask,v8.wasm.cachedModule,v8.wasm.compiledModule,v8.wasm.moduleCacheHit,v8.wasm.moduleCacheInvalid,"+
+		"v8.wasm.streamFromResponseCallback,WebSocketCreate,WebSocketDestroy,WebSocketReceiveHandshakeResponse,"+
+		"WebSocketReceive,WebSocketSendHandshakeRequest,WebSocketSend,XHRLoad,XHRReadyStateChange", ",") {
+		visibleEvents[n] = true
+	}
 }

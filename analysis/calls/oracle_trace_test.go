@@ -45,14 +45,14 @@ func TestOracleTraceProfileCalls(t *testing.T) {
 	if err := oracle.Install(); err != nil {
 		t.Fatal(err)
 	}
-	var threads, callCount, files atomic.Int64
+	var threads, callCount, entryCount, files atomic.Int64
 	t.Run("files", func(t *testing.T) {
 		for _, file := range traceFiles(t) {
 			rel := filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file)
 			t.Run(rel, func(t *testing.T) {
 				t.Parallel()
 				p, jsErr := format.ReadFile(file, nil, format.Options{})
-				dump, err := oracle.Run(file, t.TempDir())
+				dump, err := oracle.RunEntries(file, t.TempDir())
 				if err != nil {
 					if jsErr != nil {
 						t.Logf("neither reads it: jsprof: %v", jsErr)
@@ -82,15 +82,19 @@ func TestOracleTraceProfileCalls(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := tl.Integrate(calls.IntegrateOptions{})
-					t.Run(ot.Name, func(t *testing.T) { compareCalls(t, p, got, ot.Calls) })
+					got, entries := tl.IntegrateEntries(calls.IntegrateOptions{})
+					t.Run(ot.Name, func(t *testing.T) {
+						compareCalls(t, p, got, ot.Calls)
+						compareEntries(t, p, got, entries, ot.Entries)
+					})
 					threads.Add(1)
 					callCount.Add(int64(len(ot.Calls)))
+					entryCount.Add(int64(len(ot.Entries)))
 				}
 			})
 		}
 	})
-	t.Logf("compared %d threads, %d calls, in %d traces", threads.Load(), callCount.Load(), files.Load())
+	t.Logf("compared %d threads, %d calls and %d flame-chart entries, in %d traces", threads.Load(), callCount.Load(), entryCount.Load(), files.Load())
 }
 
 func findThread(p *profile.Profile, pid, tid int64) int {
@@ -107,4 +111,33 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// compareEntries requires the flame-chart entries DevTools draws: level,
+// ts and dur within 1e-3 µs, name, and whether it is a call.
+func compareEntries(t *testing.T, p *profile.Profile, cs []calls.Call, got []calls.Entry, want []oracle.Entry) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("got %d entries, want %d", len(got), len(want))
+	}
+	bad := 0
+	for i := range min(len(got), len(want)) {
+		g, w := got[i], want[i]
+		name := ""
+		if g.Call >= 0 {
+			name = p.Str(p.NodeFrame(cs[g.Call].Node).Name)
+		} else {
+			name = p.Str(p.Events[g.Event].Name)
+		}
+		if int64(g.Level) != w.Level || !near(g.Start, w.Ts) || !near(g.Dur, w.Dur) || name != w.Name || (g.Call >= 0) != w.IsCall {
+			if bad < 5 {
+				t.Errorf("entry %d: got level %d %q ts %.3f dur %.3f call %t; want level %d %q ts %.3f dur %.3f call %t",
+					i, g.Level, name, g.Start.Micros(), g.Dur.Micros(), g.Call >= 0, w.Level, w.Name, w.Ts, w.Dur, w.IsCall)
+			}
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d entries differ", bad, len(want))
+	}
 }

@@ -14,6 +14,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 	b := r.b
 	prof := b.P
 	prof.Diagnostics = append(prof.Diagnostics, r.diag...)
+	prof.Generic = !r.web
 	prof.Diagnostics.Add("bad-time", int64(r.badTimes), "%d ts or dur values were strings that are not numbers and were taken as 0", r.badTimes)
 
 	// 1. Group profiles by process, then by thread, in DevTools' map orders.

@@ -161,6 +161,7 @@ type reader struct {
 
 	diag     profile.Diagnostics
 	badTimes int
+	web      bool // saw an event that makes the trace non-generic for DevTools
 }
 
 // fill reads more input, keeping buf[pos:end]. It reports whether any byte
@@ -443,6 +444,7 @@ type ev struct {
 	name, cat        profile.StringID
 	hasName, hasCat  bool
 	isProfile        bool // name is Profile, ProfileChunk or CpuProfile
+	isWeb            bool // name marks a Chrome web trace (MetaHandler)
 	pid, tid, id     []byte
 	hasID            bool
 	ts, dur          float64
@@ -489,6 +491,8 @@ func (r *reader) readEvent(path string) error {
 	}
 }
 
+var webMarkers = map[string]bool{"TracingStartedInPage": true, "TracingSessionIdForWorker": true, "TracingStartedInBrowser": true}
+
 var (
 	nameProfile      = []byte("Profile")
 	nameProfileChunk = []byte("ProfileChunk")
@@ -529,6 +533,7 @@ func (r *reader) parseEvent(e *ev) error {
 				return err
 			}
 			e.isProfile = bytes.Equal(b, nameProfile) || bytes.Equal(b, nameProfileChunk) || bytes.Equal(b, nameCpuProfile)
+			e.isWeb = bytes.Equal(b, nameCpuProfile) || bytes.HasPrefix(b, []byte("Tracing")) && webMarkers[string(b)]
 			e.name, e.hasName = r.intern(b), true
 		case "cat":
 			if s.Null() {
@@ -709,6 +714,9 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 	evPath := fmt.Sprintf("%s[%d]", path, idx)
 	if path == "$" {
 		evPath = fmt.Sprintf("[%d]", idx)
+	}
+	if e.isWeb {
+		r.web = true
 	}
 	if e.isProfile {
 		return r.applyProfile(e, data, off, evPath)

@@ -28,11 +28,20 @@ type Call struct {
 	HasSelf       bool
 }
 
+// Entry is one flame-chart entry row of the dump.
+type Entry struct {
+	Level   int64
+	Ts, Dur float64
+	Name    string
+	IsCall  bool
+}
+
 // Thread is one thread of the dump.
 type Thread struct {
 	PID, TID int64
 	Name     string
 	Calls    []Call
+	Entries  []Entry // only with RunEntries
 }
 
 // Dump is what the engine computed for one file.
@@ -74,11 +83,20 @@ func Install() error {
 // Run runs dump-profile-calls.mjs (--mode min --no-entries) on file and
 // parses its output. tmpDir receives the dump.
 func Run(file, tmpDir string, extra ...string) (*Dump, error) {
+	return run(file, tmpDir, append([]string{"--no-entries"}, extra...))
+}
+
+// RunEntries is Run with the flame-chart entries.
+func RunEntries(file, tmpDir string, extra ...string) (*Dump, error) {
+	return run(file, tmpDir, extra)
+}
+
+func run(file, tmpDir string, extra []string) (*Dump, error) {
 	if err := Install(); err != nil {
 		return nil, err
 	}
 	out := filepath.Join(tmpDir, filepath.Base(file)+".oracle.json")
-	args := append([]string{filepath.Join(Dir(), "dump-profile-calls.mjs"), file, "--mode", "min", "--no-entries", "--out", out}, extra...)
+	args := append([]string{filepath.Join(Dir(), "dump-profile-calls.mjs"), file, "--mode", "min", "--out", out}, extra...)
 	cmd := exec.Command("node", append([]string{"--max-old-space-size=8192"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -139,6 +157,12 @@ func parse(data []byte) (*Dump, error) {
 						return array(s, func() error {
 							c, err := row(s)
 							th.Calls = append(th.Calls, c)
+							return err
+						})
+					case "flameEntries":
+						return array(s, func() error {
+							e, err := entryRow(s)
+							th.Entries = append(th.Entries, e)
 							return err
 						})
 					default:
@@ -213,6 +237,43 @@ func row(s *jsonscan.Scanner) (Call, error) {
 		}
 		if err != nil {
 			return c, err
+		}
+	}
+}
+
+// entryRow reads [level, ts, dur, name, isProfileCall].
+func entryRow(s *jsonscan.Scanner) (Entry, error) {
+	var e Entry
+	if err := s.BeginArray(); err != nil {
+		return e, err
+	}
+	for i := 0; ; i++ {
+		ok, err := s.NextElem(i == 0)
+		if err != nil || !ok {
+			return e, err
+		}
+		switch i {
+		case 0:
+			e.Level, err = s.Int()
+		case 1:
+			e.Ts, err = s.Float()
+		case 2:
+			e.Dur, err = s.Float()
+		case 3:
+			if !s.Null() {
+				var b []byte
+				b, err = s.String()
+				e.Name = string(b)
+			}
+		case 4:
+			var v int64
+			v, err = s.Int()
+			e.IsCall = v == 1
+		default:
+			err = s.Skip()
+		}
+		if err != nil {
+			return e, err
 		}
 	}
 }
