@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
@@ -22,6 +25,7 @@ type threadAnalysis struct {
 	id       profile.ThreadID
 	timeline *calls.Timeline
 	calls    []calls.Call   // trace threads: the integrated calls
+	entries  []calls.Entry  // trace threads: flame-chart entries, if requested
 	tree     *calltree.Tree // nil unless requested
 }
 
@@ -34,7 +38,51 @@ func (ta *threadAnalysis) Calls() []calls.Call {
 }
 
 type loadOptions struct {
-	trees bool // build the call trees (and count calls)
+	trees   bool // build the call trees (and count calls)
+	entries bool // keep the flame-chart entries of trace threads
+	common  *commonFlags
+}
+
+// commonFlags are the flags every analysing command takes.
+type commonFlags struct {
+	thread        *string
+	showAllEvents *bool
+	traceIDFake   *bool
+}
+
+func addCommonFlags(fs *flag.FlagSet) *commonFlags {
+	return &commonFlags{
+		thread: fs.String("thread", "", "only the threads matching `SEL`: pid:tid, or a thread name (all threads by default)"),
+		showAllEvents: fs.Bool("show-all-events", false,
+			"keep the \"native V8Runtime\" frames DevTools drops from trace calls, and show every flame-chart entry"),
+		traceIDFake: fs.Bool("trace-id-fake-mode", false,
+			"use the newer DevTools rule for trace events with a sampleTraceId outside a JS invocation (not in the reference engine)"),
+	}
+}
+
+// selectThreads returns the threads matching sel: "pid:tid" or a name.
+func selectThreads(p *profile.Profile, sel string) ([]profile.ThreadID, error) {
+	var out []profile.ThreadID
+	if sel == "" {
+		for i := range p.Threads {
+			out = append(out, profile.ThreadID(i))
+		}
+		return out, nil
+	}
+	pid, tid, isPair := strings.Cut(sel, ":")
+	for i, th := range p.Threads {
+		if isPair && pid == strconv.FormatInt(th.PID, 10) && tid == strconv.FormatInt(th.TID, 10) || th.Name == sel {
+			out = append(out, profile.ThreadID(i))
+		}
+	}
+	if len(out) == 0 {
+		var have []string
+		for _, th := range p.Threads {
+			have = append(have, fmt.Sprintf("%d:%d %q", th.PID, th.TID, th.Name))
+		}
+		return nil, usagef("no thread matches --thread %q; the sampled threads are: %s", sel, strings.Join(have, ", "))
+	}
+	return out, nil
 }
 
 // load reads and parses a file and builds each thread's timeline, showing a
@@ -54,14 +102,26 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	}
 	prog.setPhase("analysing")
 	l.profile = p
-	for i := range p.Threads {
-		tl, err := calls.NewTimeline(p, profile.ThreadID(i))
+	sel, io := "", calls.IntegrateOptions{}
+	if c := opts.common; c != nil {
+		sel = *c.thread
+		io = calls.IntegrateOptions{ShowAllEvents: *c.showAllEvents, TraceIDFakeMode: *c.traceIDFake}
+	}
+	ids, err := selectThreads(p, sel)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		tl, err := calls.NewTimeline(p, id)
 		if err != nil {
-			return nil, fmt.Errorf("%s: thread %d: %w", name, i, err)
+			return nil, fmt.Errorf("%s: thread %d: %w", name, id, err)
 		}
-		ta := &threadAnalysis{id: profile.ThreadID(i), timeline: tl}
+		ta := &threadAnalysis{id: id, timeline: tl}
 		if tl.IsTrace() {
-			ta.calls = tl.Integrate(calls.IntegrateOptions{})
+			ta.calls, ta.entries = tl.IntegrateEntries(io)
+			if !opts.entries {
+				ta.entries = nil
+			}
 			if opts.trees {
 				ta.tree = calltree.FromCalls(tl, ta.calls)
 			}

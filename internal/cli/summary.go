@@ -9,7 +9,7 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-const summaryUsage = `Usage: jsprof summary [--json] FILE
+const summaryUsage = `Usage: jsprof summary [--json] [--thread SEL] FILE
 
 Reads FILE, runs the full analysis (DevTools reconstruction, ProfileCalls,
 call trees) and prints what the profile holds: format, threads, time span,
@@ -18,8 +18,9 @@ input that was repaired or dropped.
 
 --json prints one object:
   {"format":…, "file":…, "threads":[{"pid","tid","name","startUs","endUs",
-   "samples","profileCalls","sampledMs","nodes","shape","meanIntervalUs",
-   "medianIntervalUs"}], "diagnostics":[{"code","count","message"}]}
+   "samples","profileCalls","sampledMs","nodes","shape","events",
+   "processName","meanIntervalUs","medianIntervalUs"}],
+   "diagnostics":[{"code","count","message"}]}
 startUs/endUs are the profile's start and end as the file gives them (µs on
 the file's clock); sampledMs is the time the samples cover, what the trees
 add up to.
@@ -58,12 +59,13 @@ func summarize(l *loaded, ta *threadAnalysis) threadSummary {
 
 func runSummary(e *env, args []string) error {
 	fs := newFlags(e, "summary", summaryUsage)
+	common := addCommonFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	name, err := parseFlags(e, fs, summaryUsage, args)
 	if err != nil {
 		return err
 	}
-	l, err := load(e, name, loadOptions{trees: true})
+	l, err := load(e, name, loadOptions{trees: true, common: common})
 	if err != nil {
 		return err
 	}
@@ -89,7 +91,9 @@ func runSummary(e *env, args []string) error {
 			b = jsonw.Micros(b, int64(s.th.End))
 			b = fmt.Appendf(b, `,"samples":%d,"profileCalls":%d,"sampledMs":`, s.samples, s.calls)
 			b = jsonw.Millis(b, int64(s.sampled))
-			b = fmt.Appendf(b, `,"nodes":%d,"shape":"%s","meanIntervalUs":`, s.nodes, s.th.Shape)
+			b = fmt.Appendf(b, `,"nodes":%d,"shape":"%s","events":%d,"processName":`, s.nodes, s.th.Shape, s.th.Events.Len())
+			b = jsonw.String(b, s.th.ProcessName)
+			b = append(b, `,"meanIntervalUs":`...)
 			b = jsonw.Micros(b, s.meanIntNS)
 			b = append(b, `,"medianIntervalUs":`...)
 			b = jsonw.Micros(b, s.medianIntNS)
@@ -115,7 +119,11 @@ func runSummary(e *env, args []string) error {
 	fmt.Fprintf(w, "frames    %d\n", len(p.Frames))
 	for _, ta := range l.threads {
 		s := summarize(l, ta)
-		fmt.Fprintf(w, "\nthread    pid %d tid %d %q\n", s.th.PID, s.th.TID, s.th.Name)
+		fmt.Fprintf(w, "\nthread    pid %d tid %d %q", s.th.PID, s.th.TID, s.th.Name)
+		if s.th.ProcessName != "" {
+			fmt.Fprintf(w, " in %q", s.th.ProcessName)
+		}
+		fmt.Fprintln(w)
 		fmt.Fprintf(w, "  span      %.3f ms (start %s µs, end %s µs)\n", (s.th.End - s.th.Start).Millis(),
 			jsonw.Micros(nil, int64(s.th.Start)), jsonw.Micros(nil, int64(s.th.End)))
 		fmt.Fprintf(w, "  samples   %d, interval mean %s µs, median %s µs\n", s.samples,
@@ -123,6 +131,9 @@ func runSummary(e *env, args []string) error {
 		fmt.Fprintf(w, "  sampled   %.3f ms\n", s.sampled.Millis())
 		fmt.Fprintf(w, "  nodes     %d (%s)\n", s.nodes, s.th.Shape)
 		fmt.Fprintf(w, "  calls     %d ProfileCalls\n", s.calls)
+		if n := s.th.Events.Len(); n > 0 {
+			fmt.Fprintf(w, "  events    %d trace events\n", n)
+		}
 	}
 	if len(p.Diagnostics) > 0 {
 		fmt.Fprintf(w, "\ndiagnostics\n")

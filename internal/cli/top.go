@@ -28,6 +28,7 @@ first; -n 0 lists all.
 
 func runTop(e *env, args []string) error {
 	fs := newFlags(e, "top", topUsage)
+	common := addCommonFlags(fs)
 	n := fs.Int("n", 20, "number of functions; 0 for all")
 	by := fs.String("by", "self", "sort by self or total time")
 	lines := fs.Bool("lines", false, "list hot source lines (positionTicks)")
@@ -48,7 +49,7 @@ func runTop(e *env, args []string) error {
 	if *n < 0 {
 		return usagef("-n must be ≥ 0")
 	}
-	l, err := load(e, name, loadOptions{trees: true})
+	l, err := load(e, name, loadOptions{trees: true, common: common})
 	if err != nil {
 		return err
 	}
