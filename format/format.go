@@ -24,8 +24,9 @@ type Options struct {
 	Trace    chrometrace.Options
 }
 
-// sniffBytes is how much of the input is examined to tell the formats apart.
-const sniffBytes = 1 << 20
+// sniffBytes is how much of the input is examined to tell the formats apart
+// (at most the stream's buffer).
+const sniffBytes = 256 << 10
 
 // ReadFile reads and parses the named file ("-" for stdin), plain or gzip.
 // Traces are streamed; .cpuprofile files are read whole. Errors name the
@@ -41,11 +42,10 @@ func ReadFile(name string, stdin io.Reader, opts Options) (*profile.Profile, err
 }
 
 func read(st *input.Stream, opts Options) (*profile.Profile, error) {
-	head, err := st.Peek(sniffBytes)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufioFull) {
-		if len(head) == 0 {
-			return nil, err
-		}
+	// Peek at most the buffer's size: more fails with bufio.ErrBufferFull.
+	head, err := st.Peek(min(sniffBytes, st.Size()))
+	if err != nil && !errors.Is(err, io.EOF) && len(head) == 0 {
+		return nil, err
 	}
 	if trace, _ := chrometrace.Sniff(head); trace {
 		return chrometrace.Parse(st, opts.Trace)
@@ -56,8 +56,6 @@ func read(st *input.Stream, opts Options) (*profile.Profile, error) {
 	}
 	return Parse(data, opts)
 }
-
-var bufioFull = errors.New("bufio: buffer full")
 
 // Parse parses a decompressed input held in memory.
 func Parse(data []byte, opts Options) (*profile.Profile, error) {

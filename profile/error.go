@@ -3,6 +3,7 @@ package profile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 )
 
 // Sentinel errors that callers branch on.
@@ -53,6 +54,10 @@ func WithFile(err error, file string) error {
 			return &cp
 		}
 		return err
+	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) && pathErr.Path == file {
+		return fmt.Errorf("%s: %s: %w", file, pathErr.Op, pathErr.Err)
 	}
 	return fmt.Errorf("%s: %w", file, err)
 }

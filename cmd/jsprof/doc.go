@@ -1,15 +1,16 @@
 /*
 Jsprof reads sampled JavaScript CPU profiles (V8 .cpuprofile files from Node,
-Chrome DevTools, Deno and XS), reconstructs the call tree and the estimated JS
-calls exactly as the Chrome DevTools trace engine does, and answers "where did
-the time go" from the command line.
+Chrome DevTools, Deno and XS, and Chrome traces with Profile/ProfileChunk
+events), reconstructs the call tree and the estimated JS calls exactly as the
+Chrome DevTools trace engine does, and answers "where did the time go" from
+the command line.
 
 Usage:
 
-	jsprof summary [--json] FILE
-	jsprof top [-n N] [--by self|total] [--lines] [--json] FILE
-	jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] FILE
-	jsprof calls --json FILE
+	jsprof summary [--json] [--thread SEL] FILE
+	jsprof top [-n N] [--by self|total] [--lines] [--json] [--thread SEL] FILE
+	jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
+	jsprof calls --json [--entries] [--thread SEL] FILE
 
 Run "jsprof -h" for details.
 */

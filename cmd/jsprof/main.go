@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -17,6 +18,12 @@ func main() {
 	// instead of twice the live heap (the default GOGC=100).
 	debug.SetGCPercent(25)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		// Nothing below Run honours ctx yet: stop on the first Ctrl-C.
+		<-ctx.Done()
+		fmt.Fprintln(os.Stderr, "jsprof: interrupted")
+		os.Exit(130)
+	}()
 	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

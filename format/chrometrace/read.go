@@ -606,7 +606,7 @@ func (r *reader) parseEvent(e *ev) error {
 
 func (r *reader) intern(b []byte) profile.StringID {
 	if !utf8Valid(b) {
-		return r.b.Intern(string(bytes.ToValidUTF8(b, []byte("\uFFFD"))))
+		return r.b.Intern(jsonscan.ToValidUTF8(b))
 	}
 	return r.b.InternBytes(b)
 }
@@ -711,14 +711,14 @@ func (r *reader) thread(pid, tid []byte) int32 {
 }
 
 func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) error {
-	evPath := fmt.Sprintf("%s[%d]", path, idx)
-	if path == "$" {
-		evPath = fmt.Sprintf("[%d]", idx)
-	}
 	if e.isWeb {
 		r.web = true
 	}
 	if e.isProfile {
+		evPath := fmt.Sprintf("%s[%d]", path, idx)
+		if path == "$" {
+			evPath = fmt.Sprintf("[%d]", idx)
+		}
 		return r.applyProfile(e, data, off, evPath)
 	}
 	switch e.ph {

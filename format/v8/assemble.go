@@ -130,6 +130,7 @@ func (a *Assembler) Counts() (nodes, samples, deltas int) {
 func (a *Assembler) Append(th profile.Thread, prefix string) error {
 	a.p.prefix, a.p.chunkStart = prefix, 0
 	a.p.hasSamples = len(a.p.samples) > 0
+	a.p.s = nil // the chunks' scanners are gone: offsets of samples are unknown
 	return a.p.appendThread(th)
 }
 

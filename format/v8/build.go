@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -271,7 +272,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 	for i, id := range p.samples {
 		k, ok := ids.get(id)
 		if !ok {
-			return p.failf(p.samplesOff, fmt.Sprintf("%ssamples[%d]", p.prefix, i), "unknown node id %d", id)
+			return p.failf(p.elemOffset(p.samplesOff, i), fmt.Sprintf("%ssamples[%d]", p.prefix, i), "unknown node id %d", id)
 		}
 		if state[k] == unseen {
 			dropped++
@@ -335,6 +336,31 @@ func (p *parser) appendThread(th profile.Thread) error {
 		prof.Diagnostics.Add("call-graph", int64(extra), "call graph: one node per function, as XS writes; %d calls come from a second or further caller", extra)
 	}
 	return nil
+}
+
+// elemOffset returns the offset of element i of the array at arrOff in the
+// document being parsed, or −1 when it is not at hand (trace chunks).
+func (p *parser) elemOffset(arrOff int64, i int) int64 {
+	if p.s == nil {
+		return -1
+	}
+	s := jsonscan.New(p.s.Raw(0, int64(p.s.Len())))
+	s.SetOffset(arrOff)
+	if s.BeginArray() != nil {
+		return arrOff
+	}
+	for k := 0; ; k++ {
+		if ok, err := s.NextElem(k == 0); err != nil || !ok {
+			return arrOff
+		}
+		s.Peek()
+		if k == i {
+			return s.Offset()
+		}
+		if s.Skip() != nil {
+			return arrOff
+		}
+	}
 }
 
 func cmpInt64(a, b int64) int {

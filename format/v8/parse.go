@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/jsprof/jsprof/internal/input"
@@ -111,7 +112,7 @@ func (p *parser) fail(off int64, path string, err error) error {
 	if errors.As(err, &se) {
 		off = se.Offset
 		if errors.Is(err, jsonscan.ErrEOF) {
-			err = fmt.Errorf("%w: %s", profile.ErrTruncated, se.Msg)
+			err = fmt.Errorf("%w%s", profile.ErrTruncated, strings.TrimPrefix(se.Msg, jsonscan.ErrEOF.Error()))
 		}
 	}
 	return &profile.ParseError{Offset: off, Path: path, Err: err}
@@ -403,7 +404,7 @@ func (p *parser) readDeopt() (profile.StringID, error) {
 
 func (p *parser) intern(b []byte) profile.StringID {
 	if !utf8.Valid(b) {
-		return p.b.Intern(string(bytes.ToValidUTF8(b, []byte("\uFFFD"))))
+		return p.b.Intern(jsonscan.ToValidUTF8(b))
 	}
 	return p.b.InternBytes(b)
 }

@@ -28,7 +28,7 @@ thread (trace events and calls, depth-first), one JSON object per line:
 `
 
 func runCalls(e *env, args []string) error {
-	fs := newFlags(e, "calls", callsUsage)
+	fs := newFlags("calls")
 	common := addCommonFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON lines (required)")
 	entries := fs.Bool("entries", false, "print the flame-chart entries DevTools draws instead of the calls")
@@ -37,7 +37,7 @@ func runCalls(e *env, args []string) error {
 		return err
 	}
 	if !*asJSON {
-		return usagef("calls has only a JSON output: pass --json")
+		return usagef("only JSON output is available: pass --json")
 	}
 	l, err := load(e, name, loadOptions{common: common, entries: *entries})
 	if err != nil {

@@ -15,16 +15,20 @@ import (
 const Usage = `jsprof: fast, DevTools-exact analysis of JavaScript CPU profiles.
 
 Usage:
-  jsprof summary [--json] FILE                 what the profile holds; runs the full analysis
-  jsprof top [-n N] [--by self|total] [--lines] [--json] FILE
+  jsprof summary [--json] [--thread SEL] FILE  what the profile holds; runs the full analysis
+  jsprof top [-n N] [--by self|total] [--lines] [--json] [--thread SEL] FILE
                                                hottest functions, self and total time
-  jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] FILE
+  jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
                                                indented call tree
-  jsprof calls --json FILE                     every estimated JS call (DevTools ProfileCall), one JSON object per line
+  jsprof calls --json [--entries] [--thread SEL] FILE
+                                               every estimated JS call (DevTools ProfileCall), or
+                                               flame-chart entry, one JSON object per line
 
-FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS), plain
-or gzip; the format is detected from the content. "-" reads standard input.
-Run "jsprof COMMAND -h" for the flags of a command.
+FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS) or a
+Chrome trace (DevTools Performance recording, chrome://tracing; array or
+object, chunked or not), plain or gzip; the format is detected from the
+content. "-" reads standard input. SEL picks threads: pid:tid or a thread
+name. Run "jsprof COMMAND -h" for the flags of a command.
 
 Exit status: 0 on success, 1 for an unreadable or invalid input, 2 for a usage error.
 `
@@ -60,7 +64,8 @@ var commands = []command{
 // Run runs the jsprof command line with args (without the program name) and
 // returns the process exit status. Errors go to stderr as "jsprof: …".
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	out := &errWriter{w: stdout}
+	e := &env{ctx: ctx, stdin: stdin, stdout: out, stderr: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, Usage)
 		return 2
@@ -75,6 +80,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			continue
 		}
 		err := c.run(e, args[1:])
+		if err == nil && out.err != nil {
+			err = fmt.Errorf("writing output: %w", out.err)
+		}
 		switch {
 		case err == nil:
 			return 0
@@ -98,13 +106,30 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 2
 }
 
-// newFlags returns a flag set that prints usage to stdout on -h and reports
-// bad flags as usage errors.
-func newFlags(e *env, name, usage string) *flag.FlagSet {
+// errWriter keeps the first write error (a closed pipe, a full disk) so that
+// Run can fail with it instead of exiting 0 with partial output.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (w *errWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.w.Write(p)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// newFlags returns a flag set that reports bad flags as usage errors;
+// parseFlags prints the usage on -h.
+func newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	_ = usage
 	return fs
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
@@ -58,7 +59,7 @@ func summarize(l *loaded, ta *threadAnalysis) threadSummary {
 }
 
 func runSummary(e *env, args []string) error {
-	fs := newFlags(e, "summary", summaryUsage)
+	fs := newFlags("summary")
 	common := addCommonFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	name, err := parseFlags(e, fs, summaryUsage, args)
@@ -114,7 +115,7 @@ func runSummary(e *env, args []string) error {
 		_, err := w.Write(b)
 		return err
 	}
-	fmt.Fprintf(w, "file      %s\n", name)
+	fmt.Fprintf(w, "file      %s\n", strconv.Quote(name))
 	fmt.Fprintf(w, "format    %s\n", p.Format)
 	fmt.Fprintf(w, "frames    %d\n", len(p.Frames))
 	for _, ta := range l.threads {

@@ -11,7 +11,7 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-const topUsage = `Usage: jsprof top [-n N] [--by self|total] [--lines] [--json] FILE
+const topUsage = `Usage: jsprof top [-n N] [--by self|total] [--lines] [--json] [--thread SEL] FILE
 
 Lists the hottest functions of each thread with their self and total time in
 ms and as a share of the sampled time. Functions are merged by name, URL, line
@@ -23,11 +23,15 @@ the profile's positionTicks instead.
   {"threads":[{"pid","tid","name","functions":[{"name","url","line","col",
    "selfMs","totalMs"}]}]}
 with name/url/line/col as in "jsprof calls" (line and col 0-based), hottest
-first; -n 0 lists all.
+first; -n 0 lists all. With --lines:
+  {"threads":[{"pid","tid","name","lines":[{"name","url","line","col",
+   "sourceLine","ticks","selfMs"}]}]}
+where line/col are the function's (0-based) and sourceLine the sampled line
+(1-based, as in positionTicks).
 `
 
 func runTop(e *env, args []string) error {
-	fs := newFlags(e, "top", topUsage)
+	fs := newFlags("top")
 	common := addCommonFlags(fs)
 	n := fs.Int("n", 20, "number of functions; 0 for all")
 	by := fs.String("by", "self", "sort by self or total time")

@@ -11,7 +11,7 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-const treeUsage = `Usage: jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] FILE
+const treeUsage = `Usage: jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
 
 Prints each thread's call tree, indented, with total and self time in ms and
 the total as a share of the sampled time; children are sorted by total time.
@@ -25,7 +25,7 @@ where NODE is {"name","url","line","col","selfMs","totalMs","calls",
 `
 
 func runTree(e *env, args []string) error {
-	fs := newFlags(e, "tree", treeUsage)
+	fs := newFlags("tree")
 	common := addCommonFlags(fs)
 	bottomUp := fs.Bool("bottom-up", false, "print the inverted (bottom-up) tree")
 	depth := fs.Int("depth", 0, "maximum depth; 0 for no limit")

@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
 )
 
 // DefaultMaxBytes bounds the decompressed size of one input (64 GiB): far
@@ -66,7 +68,7 @@ func Open(name string, stdin io.Reader, opts Options) (*Stream, error) {
 	}
 	if st.IsDir() {
 		f.Close()
-		return nil, errors.New("is a directory")
+		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
 	}
 	hint := st.Size()
 	// A gzip member ends with ISIZE, the uncompressed size mod 2^32: a good
