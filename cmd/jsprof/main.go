@@ -17,14 +17,13 @@ func main() {
 	// more often is cheap, and it keeps peak memory near the input size
 	// instead of twice the live heap (the default GOGC=100).
 	debug.SetGCPercent(25)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Nothing below Run watches for cancellation yet: stop on the first Ctrl-C.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
 	go func() {
-		// Nothing below Run honours ctx yet: stop on the first Ctrl-C.
-		<-ctx.Done()
+		<-sig
 		fmt.Fprintln(os.Stderr, "jsprof: interrupted")
 		os.Exit(130)
 	}()
-	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
