@@ -9,11 +9,11 @@ import (
 // Call is one estimated call: a frame instance that stayed on the stack from
 // Start for Dur, of which Self was not spent in callees.
 type Call struct {
-	Node        profile.NodeID // the model node (its frame and input id)
 	Start       profile.Time
-	Dur, Self   profile.Time // durations in ns
-	Depth       int32        // 0 for the outermost calls
-	SampleIndex int32        // the sample that opened the call; −1 for a trace-id stack
+	Dur, Self   profile.Time   // durations in ns
+	Node        profile.NodeID // the model node (its frame and input id)
+	Depth       int32          // 0 for the outermost calls
+	SampleIndex int32          // the sample that opened the call; −1 for a trace-id stack
 	// InTree is false for a trace call that DevTools' treify leaves out of
 	// the thread's tree (it overlaps its parent's end); its Self is then 0.
 	InTree bool

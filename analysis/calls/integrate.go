@@ -19,38 +19,43 @@ type IntegrateOptions struct {
 	TraceIDFakeMode bool
 }
 
-// A trace call under construction, times in float µs exactly as DevTools
-// holds them.
+// A constructed call, times in float µs exactly as DevTools holds them.
 type tcall struct {
-	x           int32 // expanded node
 	ts, dur     float64
+	x           int32 // expanded node
 	sampleIndex int32
 	depth       int32 // position on the JS stack when pushed
-	out         int32 // index in constructed, −1 if not (yet) emitted
-	gcParent    int32 // for a sample call on the GC node: the previous sample's node, or −1
 }
 
-// An entry of the thread: a trace event or a sample call, in the merged
-// order.
+// An entry of the thread's merged order: a trace event (ev ≥ 0) or a sample
+// or a constructed call (ev < 0, call ≥ 0).
 type entry struct {
-	ev   int32 // index into Profile.Events, or −1 for a call
-	call int32 // index into integrator.calls
+	ev   int32
+	call int32
+}
+
+// A frame of a stack to compare with the JS stack; it becomes a call only
+// if it is pushed.
+type frameRef struct {
+	x int32
 }
 
 type integrator struct {
-	tl      *Timeline
-	opts    IntegrateOptions
-	p       *profile.Profile
-	events  []profile.Event
-	evName  []uint8 // per event: flags
-	calls   []tcall // sample calls, then frames made by extract
-	jsStack []int32 // indexes into calls
-	locked  []int
-	fake    bool
-	out     []int32 // constructed, in order
-	native  []bool  // per expanded node: url == "native V8Runtime"
-	skip    []bool  // per expanded node: root or meta node, never emitted
-	traceID map[int64]int32
+	tl       *Timeline
+	opts     IntegrateOptions
+	p        *profile.Profile
+	events   []profile.Event
+	evFlags  []uint8
+	gcParent []int32 // per sample: for GC samples, the previous non-GC sample's node
+	calls    []tcall // constructed, in order
+	jsStack  []int32 // indexes into calls
+	locked   []int
+	fake     bool
+	native   []bool // per expanded node: url == "native V8Runtime"
+	skip     []bool // per expanded node: root or meta node, never emitted
+	traceID  map[int64]int32
+	st       []frameRef // scratch stack
+	entries  bool       // build flame-chart entries
 }
 
 const (
@@ -64,24 +69,37 @@ const (
 // over the thread's entries (§4 Step 3). Calls come in DevTools' order; a
 // call that treify leaves out of the tree has InTree false and Self 0.
 func (tl *Timeline) Integrate(opts IntegrateOptions) []Call {
-	cs, _ := tl.IntegrateEntries(opts)
+	cs, _ := tl.integrate(opts, false)
 	return cs
 }
 
 // IntegrateEntries is Integrate that also returns the thread's flame-chart
 // entries (devtools-engine.md §6).
 func (tl *Timeline) IntegrateEntries(opts IntegrateOptions) ([]Call, []Entry) {
+	return tl.integrate(opts, true)
+}
+
+func (tl *Timeline) integrate(opts IntegrateOptions, entries bool) ([]Call, []Entry) {
 	p := tl.Profile
 	th := &p.Threads[tl.Thread]
-	it := &integrator{tl: tl, opts: opts, p: p, events: p.Events[th.Events.Start:th.Events.End]}
-	it.evName = make([]uint8, len(it.events))
+	it := &integrator{tl: tl, opts: opts, p: p, events: p.Events[th.Events.Start:th.Events.End], entries: entries}
+	it.evFlags = make([]uint8, len(it.events))
+	flagsOf := map[profile.StringID]uint8{}
 	for i := range it.events {
-		it.evName[i] = eventFlags(p.Str(it.events[i].Name))
+		n := it.events[i].Name
+		f, ok := flagsOf[n]
+		if !ok {
+			f = eventFlags(p.Str(n))
+			flagsOf[n] = f
+		}
+		it.evFlags[i] = f
 	}
 	it.native = make([]bool, len(tl.Node))
-	nativeURL := "native V8Runtime"
+	it.skip = make([]bool, len(tl.Node))
 	for x, n := range tl.Node {
-		it.native[x] = p.Str(p.NodeFrame(n).URL) == nativeURL
+		it.native[x] = p.Str(p.NodeFrame(n).URL) == "native V8Runtime"
+		x := int32(x)
+		it.skip[x] = tl.sameID(x, 0) || tl.sameID(x, tl.Program) || tl.sameID(x, tl.Idle) || tl.sameID(x, tl.GC)
 	}
 	it.traceID = map[int64]int32{}
 	base := profile.NodeID(th.Nodes.Start)
@@ -91,12 +109,7 @@ func (tl *Timeline) IntegrateEntries(opts IntegrateOptions) ([]Call, []Entry) {
 			it.traceID[t.ID] = tl.byNode[t.Node-base]
 		}
 	}
-	it.skip = make([]bool, len(tl.Node))
-	for x := range tl.Node {
-		x := int32(x)
-		it.skip[x] = tl.sameID(x, 0) || tl.sameID(x, tl.Program) || tl.sameID(x, tl.Idle) || tl.sameID(x, tl.GC)
-	}
-	it.sampleCalls()
+	it.gcParents()
 	it.walk()
 	return it.finish()
 }
@@ -125,30 +138,34 @@ func micros(t profile.Time) float64 {
 	return float64(t) / 1000
 }
 
-// sampleCalls makes one call per sample (callsFromProfileSamples).
-func (it *integrator) sampleCalls() {
+// gcParents records, for each GC sample, the node of the previous non-GC
+// sample (callsFromProfileSamples' nodeForGC).
+func (it *integrator) gcParents() {
 	tl := it.tl
+	it.gcParent = make([]int32, len(tl.Samples))
 	prev := int32(-1)
-	it.calls = make([]tcall, 0, len(tl.Samples)*2)
 	for i, x := range tl.Samples {
-		c := tcall{x: x, ts: tl.ms[i] * 1000, sampleIndex: int32(i), out: -1, gcParent: -1}
+		it.gcParent[i] = -1
 		if tl.sameID(x, tl.GC) && prev >= 0 {
-			c.gcParent = prev
+			it.gcParent[i] = prev
 		} else {
 			prev = x
 		}
-		it.calls = append(it.calls, c)
 	}
 }
 
 func (it *integrator) evStart(i int32) float64 { return micros(it.events[i].Start) }
 func (it *integrator) evDur(i int32) float64   { return micros(it.events[i].Dur) }
 
-// compare is eventTimeComparator on entries: start, then end (later first),
-// then calls before trace events.
-func (it *integrator) compare(a, b entry) int {
-	at, ad := it.entryTime(a)
-	bt, bd := it.entryTime(b)
+// sampleTs is the ProfileCall time of sample i: its ms timestamp × 1000.
+func (it *integrator) sampleTs(i int32) float64 { return it.tl.ms[i] * 1000 }
+
+// compare is eventTimeComparator: start, then end (later first), then calls
+// before trace events. sample tells whether call entries are samples (dur 0)
+// or constructed calls.
+func (it *integrator) compare(a, b entry, sample bool) int {
+	at, ad := it.entryTime(a, sample)
+	bt, bd := it.entryTime(b, sample)
 	switch {
 	case at < bt:
 		return -1
@@ -170,50 +187,67 @@ func (it *integrator) compare(a, b entry) int {
 	return 0
 }
 
-func (it *integrator) entryTime(e entry) (ts, dur float64) {
+func (it *integrator) entryTime(e entry, sample bool) (ts, dur float64) {
 	if e.ev >= 0 {
 		return it.evStart(e.ev), it.evDur(e.ev)
+	}
+	if sample {
+		return it.sampleTs(e.call), 0
 	}
 	c := &it.calls[e.call]
 	return c.ts, c.dur
 }
 
-// merge is mergeEventsInOrder: take from a while compare(a, b) ≤ 0.
-func (it *integrator) merge(a, b []entry) []entry {
-	out := make([]entry, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if c := it.compare(a[i], b[j]); c <= 0 {
-			out = append(out, a[i])
-			i++
-		} else {
-			out = append(out, b[j])
-			j++
-		}
-	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+// merger is mergeEventsInOrder as a cursor: the thread's events (a) and n
+// call entries (b), taking from a while compare(a, b) ≤ 0.
+type merger struct {
+	it     *integrator
+	i, j   int32
+	na, nb int32
+	sample bool
+	cur    entry
+	ok     bool
 }
 
-func (it *integrator) eventEntries() []entry {
-	ev := make([]entry, len(it.events))
-	for i := range ev {
-		ev[i] = entry{ev: int32(i), call: -1}
+func (it *integrator) newMerger(nb int, sample bool) *merger {
+	m := &merger{it: it, na: int32(len(it.events)), nb: int32(nb), sample: sample}
+	m.next()
+	return m
+}
+
+// next moves to the next entry; ok is false at the end.
+func (m *merger) next() {
+	switch {
+	case m.i < m.na && m.j < m.nb:
+		a, b := entry{ev: m.i, call: -1}, entry{ev: -1, call: m.j}
+		if m.it.compare(a, b, m.sample) <= 0 {
+			m.cur = a
+			m.i++
+		} else {
+			m.cur = b
+			m.j++
+		}
+	case m.i < m.na:
+		m.cur = entry{ev: m.i, call: -1}
+		m.i++
+	case m.j < m.nb:
+		m.cur = entry{ev: -1, call: m.j}
+		m.j++
+	default:
+		m.ok = false
+		return
 	}
-	return ev
+	m.ok = true
 }
 
 // walk is buildProfileCalls: the merged walk with a stack of open events.
 func (it *integrator) walk() {
-	samples := make([]entry, len(it.calls))
-	for i := range samples {
-		samples[i] = entry{ev: -1, call: int32(i)}
-	}
-	merged := it.merge(it.eventEntries(), samples)
+	it.calls = make([]tcall, 0, len(it.tl.Samples)/4+16)
 	var parents []int32 // open trace events
-	for k := 0; k < len(merged); k++ {
-		e := merged[k]
+	for m := it.newMerger(len(it.tl.Samples), true); m.ok; {
+		e := m.cur
 		if e.ev >= 0 && it.events[e.ev].Phase == 'I' && it.events[e.ev].SampleTraceID == 0 {
+			m.next()
 			continue
 		}
 		if len(parents) == 0 {
@@ -223,15 +257,15 @@ func (it *integrator) walk() {
 				parents = append(parents, e.ev)
 				it.onStart(e.ev, -1)
 			}
+			m.next()
 			continue
 		}
 		par := parents[len(parents)-1]
-		ts, _ := it.entryTime(e)
+		ts, _ := it.entryTime(e, true)
 		if ts >= it.evStart(par)+it.evDur(par) {
 			it.onEnd(par)
 			parents = parents[:len(parents)-1]
-			k--
-			continue
+			continue // the same entry again
 		}
 		if e.ev < 0 {
 			it.onSample(e.call, par)
@@ -239,6 +273,7 @@ func (it *integrator) walk() {
 			it.onStart(e.ev, par)
 			parents = append(parents, e.ev)
 		}
+		m.next()
 	}
 	for len(parents) > 0 {
 		it.onEnd(parents[len(parents)-1])
@@ -264,7 +299,7 @@ func (it *integrator) popLocked() int {
 
 func (it *integrator) onStart(ev int32, parent int32) {
 	ts := it.evStart(ev)
-	if it.evName[ev]&flagRunTask != 0 {
+	if it.evFlags[ev]&flagRunTask != 0 {
 		it.locked = it.locked[:0]
 		it.truncate(0, ts)
 		it.fake = false
@@ -273,20 +308,20 @@ func (it *integrator) onStart(ev int32, parent int32) {
 		it.truncate(it.popLocked(), ts)
 		it.fake = false
 	}
-	it.extract(entry{ev: ev, call: -1})
-	if it.opts.TraceIDFakeMode && it.events[ev].SampleTraceID != 0 && !(parent >= 0 && it.evName[parent]&flagJSInvocation != 0) {
+	it.extractEvent(ev)
+	if it.opts.TraceIDFakeMode && it.events[ev].SampleTraceID != 0 && !(parent >= 0 && it.evFlags[parent]&flagJSInvocation != 0) {
 		it.fake = true
 	}
 	it.locked = append(it.locked, len(it.jsStack))
 }
 
-func (it *integrator) onSample(c int32, parent int32) {
+func (it *integrator) onSample(i int32, parent int32) {
 	switch {
-	case parent >= 0 && it.evName[parent]&flagJSInvocation != 0 || it.fake:
-		it.extract(entry{ev: -1, call: c})
+	case parent >= 0 && it.evFlags[parent]&flagJSInvocation != 0 || it.fake:
+		it.extractSample(i)
 	case len(it.jsStack) == 0:
 		it.fake = true
-		it.extract(entry{ev: -1, call: c})
+		it.extractSample(i)
 		it.locked = append(it.locked, 0)
 	}
 }
@@ -295,96 +330,128 @@ func (it *integrator) onEnd(ev int32) {
 	it.truncate(it.popLocked(), it.evStart(ev)+it.evDur(ev))
 }
 
-// stackFor makes the calls of the stack of node x (depth 0 first, the root
-// excluded) at ts; with a GC sample call, the previous sample's stack with
-// the GC call on top.
-func (it *integrator) stackFor(c int32, ts float64, sampleIndex int32) []int32 {
+// stackOf fills it.st with the frames of node x (depth 0 first, the root
+// excluded), plus a GC frame on top when gc ≥ 0 (the GC sample itself).
+func (it *integrator) stackOf(x, gc int32) []frameRef {
 	tl := it.tl
-	x := it.calls[c].x
-	isGC := tl.sameID(x, tl.GC)
-	if isGC {
-		x = it.calls[c].gcParent
-		if x < 0 {
-			return nil
-		}
-	}
 	depth := int(tl.Depth[x]) + 1
 	n := depth
-	if isGC {
+	if gc >= 0 {
 		n++
 	}
-	st := make([]int32, n)
+	if cap(it.st) < n {
+		it.st = make([]frameRef, n, 2*n)
+	}
+	st := it.st[:n]
 	for i, y := depth-1, x; i >= 0; i, y = i-1, tl.Parent[y] {
-		st[i] = int32(len(it.calls))
-		it.calls = append(it.calls, tcall{x: y, ts: ts, sampleIndex: sampleIndex, out: -1, gcParent: -1})
+		st[i] = frameRef{x: y}
 	}
-	if isGC {
-		st[n-1] = c
+	if gc >= 0 {
+		st[n-1] = frameRef{x: gc}
 	}
+	it.st = st
 	return st
 }
 
-func (it *integrator) sameFrame(a, b int32) bool {
-	p := it.p
-	fa, fb := p.NodeFrame(it.tl.Node[it.calls[a].x]), p.NodeFrame(it.tl.Node[it.calls[b].x])
-	return fa.ScriptID == fb.ScriptID && fa.Name == fb.Name && fa.Line == fb.Line
+// sampleStack is makeProfileCallsForStack for sample i: its node's stack, or
+// for a GC sample the previous sample's stack with the GC frame on top.
+func (it *integrator) sampleStack(i int32) []frameRef {
+	tl := it.tl
+	x := tl.Samples[i]
+	if tl.sameID(x, tl.GC) {
+		if it.gcParent[i] < 0 {
+			return it.st[:0]
+		}
+		return it.stackOf(it.gcParent[i], x)
+	}
+	return it.stackOf(x, -1)
 }
 
-// extract is extractStackTrace for a sample call or a trace event.
-func (it *integrator) extract(e entry) {
-	var st []int32
-	aliased := false
-	var ts, dur float64
-	var traceID int64
-	if e.ev < 0 {
-		c := &it.calls[e.call]
-		ts, dur = c.ts, c.dur
-		st = it.stackFor(e.call, c.ts, c.sampleIndex)
-	} else {
-		ts, dur = it.evStart(e.ev), it.evDur(e.ev)
-		traceID = it.events[e.ev].SampleTraceID
-		st, aliased = it.jsStack, true
+// traceIDStack is getStackForSampleTraceId: the stack of the node the trace
+// id names, or nil.
+func (it *integrator) traceIDStack(id int64) ([]frameRef, bool) {
+	x, ok := it.traceID[id]
+	if !ok || x < 0 {
+		return nil, false
 	}
-	if traceID != 0 {
-		if x, ok := it.traceID[traceID]; ok && x >= 0 {
-			c := int32(len(it.calls))
-			it.calls = append(it.calls, tcall{x: x, ts: ts, sampleIndex: -1, out: -1, gcParent: -1})
-			st, aliased = it.stackFor(c, ts, -1), false
+	if it.tl.sameID(x, it.tl.GC) {
+		return it.st[:0], true // a GC call made here has no recorded parent
+	}
+	return it.stackOf(x, -1), true
+}
+
+func (it *integrator) sameNode(a, b int32) bool {
+	p := it.p
+	fa, fb := p.NodeFrame(it.tl.Node[a]), p.NodeFrame(it.tl.Node[b])
+	return fa == fb || fa.ScriptID == fb.ScriptID && fa.Name == fb.Name && fa.Line == fb.Line
+}
+
+// extractSample is extractStackTrace for sample i.
+func (it *integrator) extractSample(i int32) {
+	it.extract(it.sampleStack(i), it.sampleTs(i), 0, i)
+}
+
+// extractEvent is extractStackTrace for a trace event: it works on the JS
+// stack itself, unless a sample trace id names another stack.
+func (it *integrator) extractEvent(ev int32) {
+	ts, dur := it.evStart(ev), it.evDur(ev)
+	if id := it.events[ev].SampleTraceID; id != 0 {
+		if st, ok := it.traceIDStack(id); ok {
+			it.extract(st, ts, dur, -1)
+			return
 		}
 	}
+	// The stack is the JS stack (aliased, as in DevTools): drop its native
+	// frames, extend its frames to the event's end, then cut it at the lock.
 	if !it.opts.ShowAllEvents {
 		j := 0
-		for _, c := range st {
+		for _, c := range it.jsStack {
 			if !it.native[it.calls[c].x] {
-				st[j] = c
+				it.jsStack[j] = c
 				j++
 			}
 		}
-		st = st[:j]
-		if aliased {
-			it.jsStack = st
-		}
+		it.jsStack = it.jsStack[:j]
 	}
 	end := ts + dur
-	minFrames := min(len(st), len(it.jsStack))
 	i := it.lockedTop()
-	for ; i < minFrames && it.sameFrame(st[i], it.jsStack[i]); i++ {
+	for ; i < len(it.jsStack); i++ {
 		f := &it.calls[it.jsStack[i]]
 		f.dur = math.Max(f.dur, end-f.ts)
 	}
 	it.truncate(i, ts)
-	if aliased {
-		return // st is the JS stack itself, now i frames long
+}
+
+// extract is the rest of extractStackTrace for a new stack st at ts: keep
+// the common prefix (extended to ts+dur), end the rest of the JS stack at
+// ts, push the new frames.
+func (it *integrator) extract(st []frameRef, ts, dur float64, sampleIndex int32) {
+	if !it.opts.ShowAllEvents {
+		j := 0
+		for _, f := range st {
+			if !it.native[f.x] {
+				st[j] = f
+				j++
+			}
+		}
+		st = st[:j]
 	}
+	end := ts + dur
+	minFrames := min(len(st), len(it.jsStack))
+	i := it.lockedTop()
+	for ; i < minFrames && it.sameNode(st[i].x, it.calls[it.jsStack[i]].x); i++ {
+		f := &it.calls[it.jsStack[i]]
+		f.dur = math.Max(f.dur, end-f.ts)
+	}
+	it.truncate(i, ts)
 	for ; i < len(st); i++ {
-		c := st[i]
-		if it.skip[it.calls[c].x] {
+		x := st[i].x
+		if it.skip[x] {
 			continue
 		}
-		it.calls[c].depth = int32(len(it.jsStack))
+		c := int32(len(it.calls))
+		it.calls = append(it.calls, tcall{x: x, ts: ts, sampleIndex: sampleIndex, depth: int32(len(it.jsStack))})
 		it.jsStack = append(it.jsStack, c)
-		it.calls[c].out = int32(len(it.out))
-		it.out = append(it.out, c)
 	}
 }
 
@@ -418,11 +485,6 @@ type Entry struct {
 // calls and returns the calls with their self times, and the flame-chart
 // entries.
 func (it *integrator) finish() ([]Call, []Entry) {
-	callEntries := make([]entry, len(it.out))
-	for i, c := range it.out {
-		callEntries[i] = entry{ev: -1, call: c}
-	}
-	merged := it.merge(it.eventEntries(), callEntries)
 	self := make([]float64, len(it.calls))
 	inTree := make([]bool, len(it.calls))
 	evSelf := make([]float64, len(it.events))
@@ -447,16 +509,27 @@ func (it *integrator) finish() ([]Call, []Entry) {
 			if e.ev >= 0 {
 				en.Event = evBase + e.ev
 			} else {
-				en.Call = it.calls[e.call].out
+				en.Call = e.call
 			}
 			entries = append(entries, en)
 			next++
 		}
 		return next
 	}
-	for k := 0; k < len(merged); k++ {
-		e := merged[k]
-		ts, dur := it.entryTime(e)
+	for m := it.newMerger(len(it.calls), false); m.ok; m.next() {
+		e := m.cur
+		ts, dur := it.entryTime(e, false)
+		if len(stack) == 0 {
+			*slot(e) = dur
+			if e.ev < 0 {
+				inTree[e.call] = true
+			}
+			stack = append(stack, open{e, ts + dur, add(e, ts, dur, 0)})
+			continue
+		}
+		for len(stack) > 0 && ts >= stack[len(stack)-1].end {
+			stack = stack[:len(stack)-1]
+		}
 		if len(stack) == 0 {
 			*slot(e) = dur
 			if e.ev < 0 {
@@ -466,11 +539,6 @@ func (it *integrator) finish() ([]Call, []Entry) {
 			continue
 		}
 		par := &stack[len(stack)-1]
-		if ts >= par.end {
-			stack = stack[:len(stack)-1]
-			k--
-			continue
-		}
 		if ts+dur > par.end {
 			continue // overlaps its parent's end: left out of the tree
 		}
@@ -481,14 +549,17 @@ func (it *integrator) finish() ([]Call, []Entry) {
 		}
 		stack = append(stack, open{e, ts + dur, add(e, ts, dur, par.nextLevel)})
 	}
-	out := make([]Call, len(it.out))
-	for i, c := range it.out {
+	out := make([]Call, len(it.calls))
+	for c := range it.calls {
 		tc := &it.calls[c]
-		out[i] = Call{Node: it.tl.Node[tc.x], Start: profile.TimeFromMicros(tc.ts), Dur: profile.TimeFromMicros(tc.dur),
+		out[c] = Call{Node: it.tl.Node[tc.x], Start: profile.TimeFromMicros(tc.ts), Dur: profile.TimeFromMicros(tc.dur),
 			Depth: tc.depth, SampleIndex: tc.sampleIndex, InTree: inTree[c]}
 		if inTree[c] {
-			out[i].Self = profile.TimeFromMicros(self[c])
+			out[c].Self = profile.TimeFromMicros(self[c])
 		}
+	}
+	if !it.entries {
+		entries = nil
 	}
 	return out, entries
 }

@@ -22,7 +22,7 @@ func (x *idIndex) get(id int64) (int32, bool) {
 		i, ok := x.m[id]
 		return i, ok
 	}
-	if id < x.min || id-x.min >= int64(len(x.dense)) {
+	if id < x.min || uint64(id-x.min) >= uint64(len(x.dense)) { // id-min may wrap
 		return 0, false
 	}
 	i := x.dense[id-x.min]
@@ -84,7 +84,7 @@ func (p *parser) build() (*profile.Profile, error) {
 // shape are filled in here.
 func (p *parser) appendThread(th profile.Thread) error {
 	if len(p.nodes) == 0 {
-		return p.failf(0, p.prefix+"nodes", "%w: the profile has no nodes", profile.ErrEmpty)
+		return p.failf(p.nodesOff, p.prefix+"nodes", "%w: the profile has no nodes", profile.ErrEmpty)
 	}
 	b := p.b
 	prof := b.P
@@ -223,9 +223,16 @@ func (p *parser) appendThread(th profile.Thread) error {
 	switch {
 	case p.legacy && p.timestamps != nil:
 		if len(p.timestamps) != ns && len(p.timestamps) != ns+1 {
-			return p.failf(p.samplesOff, "timestamps", "%d timestamps for %d samples", len(p.timestamps), ns)
+			return p.failf(p.timestampsOff, "timestamps", "%d timestamps for %d samples", len(p.timestamps), ns)
 		}
 		times = p.timestamps
+	case p.legacy && (math.Abs(p.startF) > maxTime/2e9 || math.Abs(p.endF) > maxTime/2e9):
+		// Seconds; ±2^61 ns keeps the spread of samples below inside an int64.
+		off, path, sec := p.startOff, "startTime", p.startF
+		if math.Abs(p.endF) > maxTime/2e9 {
+			off, path, sec = p.endOff, "endTime", p.endF
+		}
+		return p.failf(off, path, "time %g s out of range", sec)
 	case p.legacy:
 		// No timestamps: DevTools spreads the samples evenly over the profile.
 		if ns > 0 {
@@ -237,7 +244,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 		}
 	default:
 		if p.hasSamples && !p.hasDeltas && ns > 0 {
-			return p.failf(p.samplesOff, p.prefix+"timeDeltas", "%d samples but no timeDeltas", ns)
+			return p.failf(p.samplesOff, p.prefix+"samples", "%d samples but no timeDeltas", ns)
 		}
 		if len(p.deltas) != ns {
 			return p.failf(p.deltasOff, p.prefix+"timeDeltas", "%d timeDeltas for %d samples", len(p.deltas), ns)
@@ -245,7 +252,10 @@ func (p *parser) appendThread(th profile.Thread) error {
 		times = p.deltas // converted to absolute times in place
 		t := int64(profile.TimeFromMicros(p.startF))
 		for i, d := range times {
-			t += d
+			t += d // |t|, |d| ≤ maxTime: no overflow
+			if t > maxTime || t < -maxTime {
+				return p.failf(p.elemOffset(p.deltasOff, i), fmt.Sprintf("%stimeDeltas[%d]", p.prefix, i), "time %d ns out of range", t)
+			}
 			times[i] = t
 		}
 	}

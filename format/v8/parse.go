@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -96,8 +97,10 @@ type parser struct {
 	hasDeltas  bool
 	legacy     bool
 
-	samplesOff, deltasOff int64
-	lastURL               profile.StringID // intern cache
+	samplesOff, deltasOff   int64
+	nodesOff, timestampsOff int64
+	startOff, endOff        int64
+	lastURL                 profile.StringID // intern cache
 
 	// Trace chunks (see Assembler): per-sample lines and columns, trace ids
 	// (trace id → node id), and the JSON path prefix of the profile.
@@ -131,7 +134,7 @@ func ParseBytes(data []byte, limits Limits) (*profile.Profile, error) {
 		limits.MaxDepth = 100_000
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &profile.ParseError{Offset: 0, Err: profile.ErrEmpty}
+		return nil, &profile.ParseError{Offset: 0, Path: "$", Err: profile.ErrEmpty}
 	}
 	s := jsonscan.New(data)
 	s.MaxDepth = limits.MaxDepth
@@ -161,29 +164,35 @@ func (p *parser) parseTop() error {
 		}
 		off := s.Offset()
 		switch string(key) {
-		case "nodes":
+		case "nodes", "head":
 			if s.Null() {
 				continue
 			}
-			sawNodes = true
-			err = p.parseNodes()
-		case "head":
-			if s.Null() {
-				continue
+			if sawNodes {
+				return p.failf(off, string(key), "a second node table: a profile has one nodes or head member")
 			}
-			sawNodes, p.legacy = true, true
-			p.nodes = p.nodes[:0]
-			err = p.parseHeadNode(0, "head")
+			sawNodes, p.nodesOff = true, off
+			if key[0] == 'h' {
+				p.legacy = true
+				err = p.parseHeadNode(0, &headPath{})
+			} else {
+				err = p.parseNodes()
+			}
 		case "startTime":
+			p.startOff = off
 			p.startF, err = p.readTime("startTime")
 			p.hasStart = err == nil
 		case "endTime":
+			p.endOff = off
 			p.endF, err = p.readTime("endTime")
 			p.hasEnd = err == nil
 		case "samples":
 			p.samplesOff = off
 			if s.Null() {
 				continue
+			}
+			if s.Kind() != '[' {
+				return p.fail(off, "samples", s.TypeError("array"))
 			}
 			p.hasSamples = true
 			p.samples, err = s.Ints(p.samples[:0])
@@ -198,6 +207,7 @@ func (p *parser) parseTop() error {
 			p.hasDeltas = true
 			p.deltas, err = p.readMicrosArray(p.deltas[:0], "timeDeltas")
 		case "timestamps":
+			p.timestampsOff = off
 			if s.Null() {
 				continue
 			}
@@ -228,12 +238,24 @@ func (p *parser) readTime(path string) (float64, error) {
 	if p.s.Null() {
 		return 0, nil
 	}
+	off := p.s.Offset()
 	f, err := p.s.Float()
 	if err != nil {
 		return 0, p.fail(p.s.Offset(), path, err)
 	}
+	if math.Abs(f) > maxMicros {
+		return 0, p.failf(off, path, "time %g µs out of range", f)
+	}
 	return f, nil
 }
+
+// maxTime bounds the absolute times the reader accepts, in ns: ±2^62 (±146
+// years) keeps every sum and difference of two times inside an int64.
+// maxMicros is the same bound in µs, for each time or time delta as written.
+const (
+	maxTime   = 1 << 62
+	maxMicros = maxTime / 1000
+)
 
 // readMicrosArray reads an array of µs values (integers, or any number) as ns.
 func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {
@@ -256,10 +278,13 @@ func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {
 			if ferr != nil {
 				return dst, p.fail(off, fmt.Sprintf("%s[%d]", path, len(dst)), err)
 			}
+			if math.Abs(f) > maxMicros {
+				return dst, p.failf(off, fmt.Sprintf("%s[%d]", path, len(dst)), "time %g µs out of range", f)
+			}
 			dst = append(dst, int64(profile.TimeFromMicros(f)))
 			continue
 		}
-		if v > 1<<53 || v < -(1<<53) {
+		if v > maxMicros || v < -maxMicros {
 			return dst, p.failf(off, fmt.Sprintf("%s[%d]", path, len(dst)), "time %d µs out of range", v)
 		}
 		dst = append(dst, v*1000)
@@ -577,24 +602,24 @@ func (p *parser) parsePositionTicks(n *rawNode, base fmt.Stringer, suffix string
 // parseHeadNode reads a node of the legacy nested head tree and its subtree.
 // Children are appended after their parent (preorder); each node's children
 // ids go to p.children once the subtree is read.
-func (p *parser) parseHeadNode(depth int, path string) error {
+func (p *parser) parseHeadNode(depth int, path *headPath) error {
 	s := p.s
 	if depth > p.limits.MaxDepth {
-		return p.failf(s.Offset(), path, "head tree deeper than %d", p.limits.MaxDepth)
+		return p.failf(s.Offset(), path.String(), "head tree deeper than %d", p.limits.MaxDepth)
 	}
 	if len(p.nodes) >= p.limits.MaxNodes {
-		return p.failf(s.Offset(), path, "more than %d nodes", p.limits.MaxNodes)
+		return p.failf(s.Offset(), path.String(), "more than %d nodes", p.limits.MaxNodes)
 	}
 	idx := len(p.nodes)
 	p.nodes = append(p.nodes, rawNode{off: s.Offset(), line: -1, col: -1, hasChildren: true})
 	if err := s.BeginObject(); err != nil {
-		return p.fail(s.Offset(), path, err)
+		return p.fail(s.Offset(), path.String(), err)
 	}
 	var kids []int64
 	for first := true; ; first = false {
 		key, ok, err := s.NextKey(first)
 		if err != nil {
-			return p.fail(s.Offset(), path, err)
+			return p.fail(s.Offset(), path.String(), err)
 		}
 		if !ok {
 			break
@@ -606,7 +631,7 @@ func (p *parser) parseHeadNode(depth int, path string) error {
 			n.id, err = p.readID()
 			n.hasID = err == nil
 		case "callFrame":
-			err = p.parseCallFrame(n, lazyPath{path, -1}, ".callFrame")
+			err = p.parseCallFrame(n, path, ".callFrame")
 		case "functionName", "url", "scriptId", "lineNumber", "columnNumber":
 			err = p.callFrameField(n, key, true)
 		case "hitCount":
@@ -617,7 +642,7 @@ func (p *parser) parseHeadNode(depth int, path string) error {
 		case "deoptReason", "bailoutReason":
 			n.deopt, err = p.readDeopt()
 		case "positionTicks":
-			err = p.parsePositionTicks(n, lazyPath{path, -1}, ".positionTicks")
+			err = p.parsePositionTicks(n, path, ".positionTicks")
 		case "children":
 			if s.Null() {
 				continue
@@ -634,7 +659,7 @@ func (p *parser) parseHeadNode(depth int, path string) error {
 					break
 				}
 				child := len(p.nodes)
-				if err := p.parseHeadNode(depth+1, fmt.Sprintf("%s.children[%d]", path, len(kids))); err != nil {
+				if err := p.parseHeadNode(depth+1, &headPath{path, len(kids)}); err != nil {
 					return err
 				}
 				// Provisional id: the index, fixed up below if the child had an id.
@@ -648,7 +673,7 @@ func (p *parser) parseHeadNode(depth int, path string) error {
 			if errors.As(err, &pe) {
 				return err
 			}
-			return p.fail(off, path+"."+string(key), err)
+			return p.fail(off, path.String()+"."+string(key), err)
 		}
 	}
 	// Children were recorded by index; store them as indexes marked negative
@@ -659,4 +684,25 @@ func (p *parser) parseHeadNode(depth int, path string) error {
 	}
 	p.nodes[idx].children = [2]int32{int32(start), int32(len(p.children))}
 	return nil
+}
+
+// headPath is the JSON path of a node of the legacy head tree: a chain of
+// child indexes, formatted only when an error needs it (formatting every
+// node's path would cost time quadratic in the depth of the tree).
+type headPath struct {
+	parent *headPath // nil for head itself
+	i      int       // index in the parent's children
+}
+
+func (h *headPath) String() string {
+	var idx []int
+	for x := h; x.parent != nil; x = x.parent {
+		idx = append(idx, x.i)
+	}
+	var b strings.Builder
+	b.WriteString("head")
+	for k := len(idx) - 1; k >= 0; k-- {
+		fmt.Fprintf(&b, ".children[%d]", idx[k])
+	}
+	return b.String()
 }

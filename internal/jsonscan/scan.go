@@ -125,6 +125,15 @@ func (s *Scanner) TypeError(want string) error {
 	return s.errorf("want %s, got %s", want, s.describe())
 }
 
+// literalError reports a malformed literal where want was expected: the end
+// of input if the input ends inside a literal, else a syntax error.
+func (s *Scanner) literalError(want string) error {
+	if c := s.Peek(); (c == 'n' || c == 't' || c == 'f') && !s.truncatedLiteral() {
+		return s.errorf("invalid literal")
+	}
+	return s.TypeError(want)
+}
+
 // truncatedLiteral reports whether the input ends inside a literal (null,
 // true, false) that starts at the current position.
 func (s *Scanner) truncatedLiteral() bool {
@@ -170,7 +179,7 @@ func (s *Scanner) NextKey(first bool) (key []byte, ok bool, err error) {
 	}
 	if !first {
 		if c != ',' {
-			if c == 0 {
+			if s.pos >= len(s.data) {
 				return nil, false, s.eof("object")
 			}
 			return nil, false, s.errorf("want ',' or '}' in object, got %s", s.describe())
@@ -179,7 +188,7 @@ func (s *Scanner) NextKey(first bool) (key []byte, ok bool, err error) {
 		c = s.Peek()
 	}
 	if c != '"' {
-		if c == 0 {
+		if s.pos >= len(s.data) {
 			return nil, false, s.eof("object")
 		}
 		return nil, false, s.errorf("want object member name, got %s", s.describe())
@@ -217,16 +226,16 @@ func (s *Scanner) NextElem(first bool) (bool, error) {
 	}
 	if !first {
 		if c != ',' {
-			if c == 0 {
+			if s.pos >= len(s.data) {
 				return false, s.eof("array")
 			}
 			return false, s.errorf("want ',' or ']' in array, got %s", s.describe())
 		}
 		s.pos++
-		if s.Peek() == 0 {
+		if s.AtEnd() {
 			return false, s.eof("array")
 		}
-	} else if c == 0 {
+	} else if s.pos >= len(s.data) {
 		return false, s.eof("array")
 	}
 	return true, nil
@@ -252,7 +261,7 @@ func (s *Scanner) Bool() (bool, error) {
 		s.pos += 5
 		return false, nil
 	}
-	return false, s.TypeError("boolean")
+	return false, s.literalError("boolean")
 }
 
 // String reads a string and returns its unescaped bytes, valid until the next
@@ -318,6 +327,10 @@ func (s *Scanner) slowString(start, i int) ([]byte, error) {
 		case 'u':
 			r, ok := hex4(d, i)
 			if !ok {
+				if cutHex(d[i:]) {
+					s.pos = len(d)
+					return nil, s.eof("string")
+				}
 				s.pos = i - 2
 				return nil, s.errorf("invalid \\u escape in string")
 			}
@@ -342,6 +355,20 @@ func (s *Scanner) slowString(start, i int) ([]byte, error) {
 	}
 	s.pos = len(d)
 	return nil, s.eof("string")
+}
+
+// cutHex reports whether b, the rest of the input after \u, is fewer than
+// four hex digits: an escape cut by the end of the input.
+func cutHex(b []byte) bool {
+	if len(b) >= 4 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 func hex4(d []byte, i int) (rune, bool) {
@@ -376,6 +403,9 @@ func numberEnd(d []byte, i int) (end int, frac bool) {
 	}
 	if d[j] == '0' {
 		j++
+		if j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			return i, false // leading zero
+		}
 	} else if d[j] >= '1' && d[j] <= '9' {
 		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
 			j++
@@ -452,12 +482,12 @@ func (s *Scanner) Int() (int64, error) {
 		v = v*10 + uint64(d[k]-'0')
 		k++
 	}
+	if k-j > 1 && d[j] == '0' {
+		s.pos = i
+		return 0, s.errorf("invalid number (leading zero)")
+	}
 	if k > j && k < len(d) {
 		if c := d[k]; c != '.' && c != 'e' && c != 'E' && (c < '0' || c > '9') {
-			if d[j] == '0' && k-j > 1 {
-				s.pos = i
-				return 0, s.errorf("invalid number (leading zero)")
-			}
 			s.pos = k
 			if neg {
 				return -int64(v), nil
@@ -552,7 +582,7 @@ func (s *Scanner) Skip() error {
 			}
 		case 'n':
 			if !s.Null() {
-				return s.TypeError("null")
+				return s.literalError("null")
 			}
 		case 't', 'f':
 			if _, err := s.Bool(); err != nil {
@@ -577,7 +607,7 @@ func (s *Scanner) Skip() error {
 				continue
 			}
 			if c != ',' {
-				if c == 0 {
+				if s.pos >= len(s.data) {
 					return s.eof("value")
 				}
 				return s.errorf("want ',' or '%c', got %s", closer, s.describe())
@@ -605,7 +635,27 @@ func (s *Scanner) skipString() error {
 			s.pos = i + 1
 			return nil
 		case c == '\\':
-			i += 2
+			if i+1 >= len(d) {
+				s.pos = len(d)
+				return s.eof("string")
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(d, i+2); !ok {
+					if cutHex(d[i+2:]) {
+						s.pos = len(d)
+						return s.eof("string")
+					}
+					s.pos = i
+					return s.errorf("invalid \\u escape in string")
+				}
+				i += 6
+			default:
+				s.pos = i
+				return s.errorf("invalid escape '\\%c' in string", d[i+1])
+			}
 		case c < 0x20:
 			s.pos = i
 			return s.errorf("control character %#x in string", c)
