@@ -67,7 +67,7 @@ func (tl *Timeline) Walk(v Visitor) {
 		if id == prev {
 			continue
 		}
-		t := tl.ms[i]
+		t := tl.msAt(i)
 		node = id
 		prevNode := prev
 		if tl.GC >= 0 && node == tl.GC {
@@ -100,7 +100,7 @@ func (tl *Timeline) Walk(v Visitor) {
 		}
 		prev = id
 	}
-	end := tl.ms[n]
+	end := tl.msAt(n)
 	if end == 0 || math.IsNaN(end) { // DevTools: timestamps[n] || profileEndTime
 		end = devtoolsMillis(tl.Profile.Threads[tl.Thread].End)
 	}

@@ -41,21 +41,20 @@ type frameRef struct {
 }
 
 type integrator struct {
-	tl       *Timeline
-	opts     IntegrateOptions
-	p        *profile.Profile
-	events   []profile.Event
-	evFlags  []uint8
-	gcParent []int32 // per sample: for GC samples, the previous non-GC sample's node
-	calls    []tcall // constructed, in order
-	jsStack  []int32 // indexes into calls
-	locked   []int
-	fake     bool
-	native   []bool // per expanded node: url == "native V8Runtime"
-	skip     []bool // per expanded node: root or meta node, never emitted
-	traceID  map[int64]int32
-	st       []frameRef // scratch stack
-	entries  bool       // build flame-chart entries
+	tl      *Timeline
+	opts    IntegrateOptions
+	p       *profile.Profile
+	events  []profile.Event
+	evFlags []uint8
+	calls   []tcall // constructed, in order
+	jsStack []int32 // indexes into calls
+	locked  []int
+	fake    bool
+	native  []bool // per expanded node: url == "native V8Runtime"
+	skip    []bool // per expanded node: root or meta node, never emitted
+	traceID map[int64]int32
+	st      []frameRef // scratch stack
+	entries bool       // build flame-chart entries
 }
 
 const (
@@ -109,7 +108,6 @@ func (tl *Timeline) integrate(opts IntegrateOptions, entries bool) ([]Call, []En
 			it.traceID[t.ID] = tl.byNode[t.Node-base]
 		}
 	}
-	it.gcParents()
 	it.walk()
 	return it.finish()
 }
@@ -138,27 +136,23 @@ func micros(t profile.Time) float64 {
 	return float64(t) / 1000
 }
 
-// gcParents records, for each GC sample, the node of the previous non-GC
-// sample (callsFromProfileSamples' nodeForGC).
-func (it *integrator) gcParents() {
+// gcParent returns, for GC sample i, the node of the previous non-GC sample
+// (callsFromProfileSamples' nodeForGC), or −1.
+func (it *integrator) gcParent(i int32) int32 {
 	tl := it.tl
-	it.gcParent = make([]int32, len(tl.Samples))
-	prev := int32(-1)
-	for i, x := range tl.Samples {
-		it.gcParent[i] = -1
-		if tl.sameID(x, tl.GC) && prev >= 0 {
-			it.gcParent[i] = prev
-		} else {
-			prev = x
+	for k := i - 1; k >= 0; k-- {
+		if x := tl.Samples[k]; !tl.sameID(x, tl.GC) {
+			return x
 		}
 	}
+	return -1
 }
 
 func (it *integrator) evStart(i int32) float64 { return micros(it.events[i].Start) }
 func (it *integrator) evDur(i int32) float64   { return micros(it.events[i].Dur) }
 
 // sampleTs is the ProfileCall time of sample i: its ms timestamp × 1000.
-func (it *integrator) sampleTs(i int32) float64 { return it.tl.ms[i] * 1000 }
+func (it *integrator) sampleTs(i int32) float64 { return it.tl.msAt(int(i)) * 1000 }
 
 // compare is eventTimeComparator: start, then end (later first), then calls
 // before trace events. sample tells whether call entries are samples (dur 0)
@@ -359,10 +353,11 @@ func (it *integrator) sampleStack(i int32) []frameRef {
 	tl := it.tl
 	x := tl.Samples[i]
 	if tl.sameID(x, tl.GC) {
-		if it.gcParent[i] < 0 {
+		gp := it.gcParent(i)
+		if gp < 0 {
 			return it.st[:0]
 		}
-		return it.stackOf(it.gcParent[i], x)
+		return it.stackOf(gp, x)
 	}
 	return it.stackOf(x, -1)
 }

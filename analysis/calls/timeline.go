@@ -45,10 +45,10 @@ type Timeline struct {
 	// (extrapolated by one average interval, as DevTools does).
 	Samples []int32
 	Times   []profile.Time
-	// ms holds Times as DevTools holds them: float64 milliseconds, computed
-	// from µs as it does, so that calls carry its rounding (which exceeds
-	// 1e-3 µs on epoch-µs clocks such as XS's).
-	ms []float64
+	// msEnd is the last entry of Times as DevTools holds it (float64 ms);
+	// msAt gives the others. Calls carry DevTools' float rounding, which
+	// exceeds 1e-3 µs on epoch-µs clocks such as XS's.
+	msEnd float64
 	// Repaired counts samples changed by fixMissingSamples.
 	Repaired int
 	// byNode maps each node of the thread (NodeID − Thread.Nodes.Start) to
@@ -86,13 +86,12 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 		last, first := tl.Times[n-1], tl.Times[0]
 		tl.Times = append(tl.Times, last+roundDiv(last-first, profile.Time(n-1)))
 	}
-	tl.ms = make([]float64, len(tl.Times))
-	for i, t := range tl.Times {
-		tl.ms[i] = devtoolsMillis(t)
-	}
-	if n >= 2 && th.LastSampleEnd == 0 {
-		last, first := tl.ms[n-1], tl.ms[0]
-		tl.ms[n] = last + (last-first)/float64(n-1)
+	if n > 0 {
+		tl.msEnd = devtoolsMillis(tl.Times[n])
+		if n >= 2 && th.LastSampleEnd == 0 {
+			last, first := devtoolsMillis(tl.Times[n-1]), devtoolsMillis(tl.Times[0])
+			tl.msEnd = last + (last-first)/float64(n-1)
+		}
 	}
 	tl.fixMissingSamples()
 	return tl, nil
@@ -101,6 +100,14 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 // sameID reports whether expanded nodes x and y have the same input id (the
 // same model node): DevTools compares nodes by id.
 func (tl *Timeline) sameID(x, y int32) bool { return x >= 0 && y >= 0 && tl.Node[x] == tl.Node[y] }
+
+// msAt returns Times[i] as DevTools holds it, in float64 ms.
+func (tl *Timeline) msAt(i int) float64 {
+	if i == len(tl.Times)-1 {
+		return tl.msEnd
+	}
+	return devtoolsMillis(tl.Times[i])
+}
 
 // devtoolsMillis converts t as DevTools does: µs (a JS number) divided by 1000.
 func devtoolsMillis(t profile.Time) float64 {

@@ -81,6 +81,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 			if err := chosen.asm.Append(th, prefix); err != nil {
 				return nil, err
 			}
+			chosen.asm = nil // its raw tables are no longer needed
 			threadOfKey[key] = profile.ThreadID(len(prof.Threads) - 1)
 		}
 	}
@@ -97,7 +98,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 	}
 	counts := make([]int, len(prof.Threads)+1)
 	dropped := 0
-	for _, e := range r.events {
+	for _, e := range r.events.all {
 		if t := evThread[e.thread]; t >= 0 {
 			counts[t+1]++
 		} else {
@@ -108,21 +109,31 @@ func (r *reader) finish() (*profile.Profile, error) {
 		counts[i] += counts[i-1]
 	}
 	kept := make([]rawEvent, counts[len(counts)-1])
+	keptTraceID := map[int]int64{} // index in kept → sample trace id
 	fill := slices.Clone(counts)
-	for _, e := range r.events {
+	for i, e := range r.events.all {
 		if t := evThread[e.thread]; t >= 0 {
-			kept[fill[t]] = e
+			if id, ok := r.traceIDs[i]; ok {
+				keptTraceID[fill[t]] = id
+			}
+			kept[fill[t]] = *e
 			fill[t]++
 		}
 	}
-	r.events = nil
+	r.events = eventStore{}
+	// Sort each thread's events, carrying the trace ids along.
+	order := make([]int32, len(kept))
+	for i := range order {
+		order[i] = int32(i)
+	}
 	prof.Events = make([]profile.Event, len(kept))
 	for t := range prof.Threads {
-		evs := kept[counts[t]:counts[t+1]]
-		slices.SortStableFunc(evs, compareEvents)
-		for i, e := range evs {
+		idx := order[counts[t]:counts[t+1]]
+		slices.SortStableFunc(idx, func(a, b int32) int { return compareEvents(kept[a], kept[b]) })
+		for i, k := range idx {
+			e := &kept[k]
 			prof.Events[counts[t]+i] = profile.Event{Thread: profile.ThreadID(t), Name: e.name, Cat: e.cat, Phase: e.ph,
-				Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: e.traceID}
+				Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: keptTraceID[int(k)]}
 		}
 		prof.Threads[t].Events = profile.Range{Start: int32(counts[t]), End: int32(counts[t+1])}
 	}

@@ -106,14 +106,15 @@ type threadState struct {
 	hasName bool
 }
 
-// rawEvent is a kept X, I or (paired) B event, in file order.
+// rawEvent is a kept X, I or (paired) B event, in file order: 32 bytes,
+// because a big trace has millions. Sample trace ids are rare and kept in
+// reader.traceIDs by event index.
 type rawEvent struct {
+	ts, dur float64 // µs, as the file gives them
 	thread  int32
 	name    profile.StringID
 	cat     profile.StringID
 	ph      byte
-	ts, dur float64 // µs, as the file gives them
-	traceID int64
 }
 
 type profState struct {
@@ -152,7 +153,8 @@ type reader struct {
 	profOf   map[profKey]*profState
 	profs    []*profState
 	procName map[profile.StringID]string
-	events   []rawEvent
+	events   eventStore
+	traceIDs map[int]int64 // event index → sample trace id
 	open     []openB
 	nEvents  int // array elements seen
 
@@ -731,9 +733,9 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 		}
 		if ph == 'B' {
 			ph = 'X'
-			r.open = append(r.open, openB{event: int32(len(r.events)), name: e.name, cat: e.cat, hasName: e.hasName, hasCat: e.hasCat})
+			r.open = append(r.open, openB{event: r.events.len(), name: e.name, cat: e.cat, hasName: e.hasName, hasCat: e.hasCat})
 		}
-		r.events = append(r.events, rawEvent{thread: t, name: e.name, cat: e.cat, ph: ph, ts: e.ts, dur: dur, traceID: e.traceID})
+		r.keep(rawEvent{thread: t, name: e.name, cat: e.cat, ph: ph, ts: e.ts, dur: dur}, e.traceID)
 	case 'E':
 		if len(r.open) == 0 {
 			r.diag.Add("unmatched-end", 1, "E events with no open B event were ignored")
@@ -746,7 +748,8 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 			return nil
 		}
 		if b.event >= 0 {
-			r.events[b.event].dur = e.ts - r.events[b.event].ts
+			be := r.events.at(b.event)
+			be.dur = e.ts - be.ts
 		}
 	case 'M':
 		if !e.hasName || e.args1 <= e.args0 {
@@ -767,6 +770,53 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 		}
 	}
 	return nil
+}
+
+// keep appends an event and its sample trace id, if any.
+func (r *reader) keep(e rawEvent, traceID int64) {
+	if traceID != 0 {
+		if r.traceIDs == nil {
+			r.traceIDs = map[int]int64{}
+		}
+		r.traceIDs[int(r.events.len())] = traceID
+	}
+	r.events.add(e)
+}
+
+// eventStore holds events in fixed-size blocks: a trace can have tens of
+// millions, and growing one slice would copy them again and again and need
+// twice their memory at each step.
+type eventStore struct {
+	blocks [][]rawEvent
+	n      int32
+}
+
+const eventBlock = 1 << 16
+
+func (s *eventStore) len() int32 { return s.n }
+
+func (s *eventStore) add(e rawEvent) {
+	if s.n%eventBlock == 0 {
+		s.blocks = append(s.blocks, make([]rawEvent, 0, eventBlock))
+	}
+	b := &s.blocks[len(s.blocks)-1]
+	*b = append(*b, e)
+	s.n++
+}
+
+func (s *eventStore) at(i int32) *rawEvent { return &s.blocks[i/eventBlock][i%eventBlock] }
+
+// all iterates over the events in order.
+func (s *eventStore) all(yield func(int, *rawEvent) bool) {
+	i := 0
+	for _, b := range s.blocks {
+		for k := range b {
+			if !yield(i, &b[k]) {
+				return
+			}
+			i++
+		}
+	}
 }
 
 // argsName returns args.name of a metadata event.
@@ -811,7 +861,7 @@ func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error 
 	if name == "CpuProfile" {
 		// DevTools treats the X event as an entry of its thread too.
 		t := r.thread(e.pid, e.tid)
-		r.events = append(r.events, rawEvent{thread: t, name: e.name, cat: e.cat, ph: 'X', ts: e.ts, dur: e.dur, traceID: e.traceID})
+		r.keep(rawEvent{thread: t, name: e.name, cat: e.cat, ph: 'X', ts: e.ts, dur: e.dur}, e.traceID)
 	}
 	id := e.id
 	if !e.hasID {
