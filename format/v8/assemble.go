@@ -21,6 +21,9 @@ func NewAssembler(b *profile.Builder) *Assembler {
 	a.p.b = b
 	a.p.limits = Limits{MaxNodes: 50_000_000, MaxDepth: 100_000}
 	a.p.hasDeltas = true
+	// A trace cut short can lose the chunk that defines a node that
+	// earlier samples name: salvage the rest, counting the loss.
+	a.p.lenient = true
 	return a
 }
 

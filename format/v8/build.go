@@ -278,10 +278,14 @@ func (p *parser) appendThread(th profile.Thread) error {
 		s.Line = make([]int32, sampleBase, sampleBase+ns)
 		s.Column = make([]int32, sampleBase, sampleBase+ns)
 	}
-	var dropped, backwards int64
+	var dropped, backwards, unknown int64
 	for i, id := range p.samples {
 		k, ok := ids.get(id)
 		if !ok {
+			if p.lenient {
+				unknown++
+				continue
+			}
 			return p.failf(p.elemOffset(p.samplesOff, i), fmt.Sprintf("%ssamples[%d]", p.prefix, i), "unknown node id %d", id)
 		}
 		if state[k] == unseen {
@@ -341,6 +345,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 	}
 	prof.Diagnostics.Add("unreachable-node", int64(unreachable), "%d nodes are not reachable from the root and were dropped", unreachable)
 	prof.Diagnostics.Add("sample-unreachable-node", dropped, "%d samples named unreachable nodes and were dropped", dropped)
+	prof.Diagnostics.Add("sample-unknown-node", unknown, "%d samples named nodes the profile never defined (a lost chunk?) and were dropped", unknown)
 	prof.Diagnostics.Add("negative-delta", backwards, "%d samples were out of time order (negative timeDeltas) and were sorted, as DevTools does", backwards)
 	if th.Shape == profile.ShapeCallGraph {
 		prof.Diagnostics.Add("call-graph", int64(extra), "call graph: one node per function, as XS writes; %d calls come from a second or further caller", extra)

@@ -107,7 +107,8 @@ type parser struct {
 	lines, cols []int32
 	traceIDs    map[int64]int64
 	prefix      string
-	chunkStart  int // index of the current chunk's first node
+	chunkStart  int  // index of the current chunk's first node
+	lenient     bool // drop samples naming unknown nodes (trace chunks) instead of failing
 }
 
 func (p *parser) fail(off int64, path string, err error) error {

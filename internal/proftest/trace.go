@@ -101,6 +101,11 @@ func WriteLargeTrace(w io.Writer, seed uint64, size int64) (written int64, sampl
 		cw.Write(b)
 		pendingSamples, pendingDeltas = pendingSamples[:0], pendingDeltas[:0]
 	}
+	// V8 sends a node no later than the first sample that names it: send
+	// them all first, ten per chunk, as at the start of a recording.
+	for nextNode < len(nodeJSON) {
+		flushChunk(ts)
+	}
 	sample := func(now int64, node int) {
 		pendingSamples = append(pendingSamples, node)
 		pendingDeltas = append(pendingDeltas, now-lastSample)

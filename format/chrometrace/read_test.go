@@ -1,0 +1,105 @@
+package chrometrace_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/jsprof/jsprof/format/chrometrace"
+	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
+)
+
+const miniTrace = `[
+{"name":"thread_name","ph":"M","pid":1,"tid":2,"args":{"name":"Main\u003Cthread\u003E"}},
+{"name":"Profile","ph":"P","id":"0x1","pid":1,"tid":2,"ts":1000,"args":{"data":{"startTime":5}}},
+{"name":"ProfileChunk","ph":"P","id":"0x1","pid":1,"tid":9,"ts":1000,"args":{"data":{"cpuProfile":{"nodes":[
+ {"id":1,"callFrame":{"functionName":"(root)","scriptId":0}},
+ {"id":2,"parent":1,"callFrame":{"functionName":"f","scriptId":3,"url":"u.js","lineNumber":4}}],"samples":[2,2]},"timeDeltas":[10,10]}}},
+{"name":"RunTask","ph":"B","pid":1,"tid":2,"ts":1005,"cat":"t"},
+{"name":"FunctionCall","ph":"X","pid":1,"tid":2,"ts":1006,"dur":30,"cat":"t"},
+{"name":"RunTask","ph":"E","pid":1,"tid":2,"ts":1050,"cat":"t"},
+{"name":"Other","ph":"X","pid":1,"tid":3,"ts":1006,"dur":3,"cat":"t"}
+`
+
+// The reader streams: reading the input one byte at a time must give the
+// same profile as reading it whole (every event and escape cut by the end of
+// the window), and the partial form without "]" is accepted and reported.
+func TestStreamingOneByte(t *testing.T) {
+	whole, err := chrometrace.Parse(strings.NewReader(miniTrace), chrometrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytewise, err := chrometrace.Parse(iotest.OneByteReader(strings.NewReader(miniTrace)), chrometrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.String() != bytewise.String() {
+		t.Errorf("byte-at-a-time read differs:\n%s\nvs\n%s", bytewise, whole)
+	}
+	th := whole.Threads[0]
+	if th.Name != "Main<thread>" || th.PID != 1 || th.TID != 2 || th.ProfileID != "0x1" {
+		t.Errorf("thread %+v", th)
+	}
+	if whole.Diagnostics.Count("unterminated-array") != 1 {
+		t.Errorf("diagnostics: %v", whole.Diagnostics)
+	}
+	// B/E paired into one complete event; the other thread's event dropped
+	// with a count.
+	if len(whole.Events) != 2 || whole.Str(whole.Events[0].Name) != "RunTask" || whole.Events[0].Dur != 45_000 {
+		t.Errorf("events: %s", whole)
+	}
+	if whole.Diagnostics.Count("events-other-threads") != 1 {
+		t.Errorf("diagnostics: %v", whole.Diagnostics)
+	}
+}
+
+func TestObjectFormAndMetadata(t *testing.T) {
+	doc := `{"metadata":{"big":"` + strings.Repeat("x", 1<<20) + `"},"traceEvents":` + strings.TrimSpace(miniTrace) + `]}`
+	p, err := chrometrace.Parse(strings.NewReader(doc), chrometrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Threads) != 1 || p.Samples.Len() != 2 || p.Diagnostics.Count("unterminated-array") != 0 {
+		t.Errorf("%d threads, %d samples, %v", len(p.Threads), p.Samples.Len(), p.Diagnostics)
+	}
+}
+
+// A trace cut anywhere is salvaged or rejected with a located error; never
+// a panic.
+func TestTruncatedAnywhere(t *testing.T) {
+	var buf bytes.Buffer
+	if _, _, err := proftest.WriteLargeTrace(&buf, 3, 200_000); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	for cut := 0; cut < len(data); cut += 997 {
+		p, err := chrometrace.Parse(bytes.NewReader(data[:cut]), chrometrace.Options{})
+		if err != nil {
+			if !strings.Contains(err.Error(), "offset") {
+				t.Fatalf("cut at %d: error without an offset: %v", cut, err)
+			}
+			continue
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		if cut > 5000 && p.Diagnostics.Count("truncated-event")+p.Diagnostics.Count("unterminated-array")+p.Diagnostics.Count("truncated-object") == 0 {
+			t.Fatalf("cut at %d: salvaged without reporting the cut: %v", cut, p.Diagnostics)
+		}
+	}
+}
+
+func TestNotATrace(t *testing.T) {
+	for _, in := range []string{"", "   ", "42", `"x"`, `{"a":1}`} {
+		_, err := chrometrace.Parse(strings.NewReader(in), chrometrace.Options{})
+		if err == nil {
+			t.Errorf("%q: accepted", in)
+			continue
+		}
+		if _, ok := err.(*profile.ParseError); !ok {
+			t.Errorf("%q: %T %v, want a *profile.ParseError", in, err, err)
+		}
+	}
+}
