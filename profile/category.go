@@ -26,15 +26,28 @@ const (
 func DefaultCategories() []Category {
 	return []Category{
 		{"Idle", "transparent", []string{"Other"}},
-		{"Other", "grey", []string{"Other"}},
-		{"JavaScript", "yellow", []string{"Other", "Interpreted", "Baseline", "Optimized", "Native", "Wasm"}},
-		{"Layout", "purple", []string{"Other"}},
-		{"Graphics", "green", []string{"Other"}},
-		{"DOM", "blue", []string{"Other"}},
-		{"GC / CC", "orange", []string{"Other"}},
-		{"Network", "lightblue", []string{"Other"}},
-		{"HTML Parsing", "brown", []string{"Other"}},
+		{"Other", "grey", []string{"Other", "Program", "Task"}},
+		{"JavaScript", "yellow", []string{"Other", "Interpreted", "Baseline", "Optimized", "Native", "Wasm", "Compile", "Parse"}},
+		{"Layout", "purple", []string{"Other", "Layout", "Style"}},
+		{"Graphics", "green", []string{"Other", "Paint", "Raster", "Composite", "Image decode"}},
+		{"DOM", "blue", []string{"Other", "Hit test"}},
+		{"GC / CC", "orange", []string{"Other", "Minor GC", "Major GC", "Blink GC"}},
+		{"Network", "lightblue", []string{"Other", "Request", "Response"}},
+		{"HTML Parsing", "brown", []string{"Other", "HTML", "CSS"}},
 	}
+}
+
+// Subcategory returns the index of the subcategory named sub of category
+// c, or 0 ("Other") if there is none.
+func Subcategory(cats []Category, c CategoryID, sub string) uint8 {
+	if int(c) < len(cats) {
+		for i, s := range cats[c].Subcategories {
+			if s == sub {
+				return uint8(i)
+			}
+		}
+	}
+	return 0
 }
 
 // KindCategory returns the default category of a frame of kind k.

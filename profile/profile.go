@@ -142,6 +142,11 @@ type Samples struct {
 	Line []int32
 	// Column is the per-sample column (0 = none), or nil.
 	Column []int32
+	// Category and Subcategory are each sample's category (an index into
+	// Profile.Categories and its Subcategories), or nil until an analysis
+	// assigns them (analysis/category).
+	Category    []CategoryID
+	Subcategory []uint8
 }
 
 // Len returns the number of samples.

@@ -30,7 +30,8 @@ func (p *Profile) Validate() error {
 	nf := FrameID(len(p.Frames))
 	s := &p.Samples
 	if len(s.Time) != len(s.Node) || (s.Line != nil && len(s.Line) != len(s.Node)) ||
-		(s.Column != nil && len(s.Column) != len(s.Node)) {
+		(s.Column != nil && len(s.Column) != len(s.Node)) ||
+		(s.Category != nil && len(s.Category) != len(s.Node)) || (s.Subcategory != nil && len(s.Subcategory) != len(s.Node)) {
 		return errors.New("profile: sample columns differ in length")
 	}
 	var nextNode, nextSample int32
@@ -96,6 +97,11 @@ func (p *Profile) Validate() error {
 		th := p.threadOfNode(e.From)
 		if th < 0 || th != p.threadOfNode(e.To) {
 			return fmt.Errorf("profile: edge %d: nodes %d→%d not in one thread", i, e.From, e.To)
+		}
+	}
+	for i, c := range s.Category {
+		if int(c) >= len(p.Categories) || s.Subcategory != nil && int(s.Subcategory[i]) >= len(p.Categories[c].Subcategories) {
+			return fmt.Errorf("profile: sample %d: category %d out of range", i, c)
 		}
 	}
 	for i, x := range p.TraceIDs {

@@ -434,7 +434,7 @@ func summaryJSON(t *testing.T, args ...string) (map[string]any, []summaryThread)
 	for i, v := range array(t, "threads", top["threads"]) {
 		w := fmt.Sprintf("threads[%d]", i)
 		m := object(t, w, v, "pid", "tid", "name", "startUs", "endUs", "samples", "profileCalls", "sampledMs",
-			"nodes", "shape", "events", "processName", "meanIntervalUs", "medianIntervalUs")
+			"nodes", "shape", "events", "processName", "meanIntervalUs", "medianIntervalUs", "categories")
 		th := summaryThread{
 			pid:          integer(t, w+".pid", m["pid"]),
 			tid:          integer(t, w+".tid", m["tid"]),
@@ -449,6 +449,18 @@ func summaryJSON(t *testing.T, args ...string) (map[string]any, []summaryThread)
 		str(t, w+".shape", m["shape"])
 		fixed(t, w+".meanIntervalUs", m["meanIntervalUs"], 3)
 		fixed(t, w+".medianIntervalUs", m["medianIntervalUs"], 3)
+		cats := object(t, w+".categories", m["categories"], "samples")
+		perCat := object(t, w+".categories.samples", cats["samples"],
+			"Idle", "Other", "JavaScript", "Layout", "Graphics", "DOM", "GC / CC", "Network", "HTML Parsing")
+		var catSum int64
+		for name, v := range perCat {
+			catSum += fixed(t, w+".categories.samples."+name, v, 6)
+		}
+		// For a bare .cpuprofile every sample's time is in a call, so the
+		// categories add up to the sampled time.
+		if d := catSum - fixed(t, w+".sampledMs", m["sampledMs"], 6); d < -1000 || d > 1000 {
+			t.Errorf("%s: categories add up to %d ns, sampledMs differs by %d ns", w, catSum, d)
+		}
 		if th.end < th.start {
 			t.Errorf("%s: endUs %d ns < startUs %d ns", w, th.end, th.start)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
+	"github.com/jsprof/jsprof/analysis/category"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -137,6 +138,11 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		}
 		l.threads = append(l.threads, ta)
 	}
+	tls := make([]*calls.Timeline, len(l.threads))
+	for i, ta := range l.threads {
+		tls[i] = ta.timeline
+	}
+	category.Assign(p, tls)
 	return l, nil
 }
 

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/jsprof/jsprof/analysis/category"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -20,7 +24,8 @@ input that was repaired or dropped.
 --json prints one object:
   {"format":…, "file":…, "threads":[{"pid","tid","name","startUs","endUs",
    "samples","profileCalls","sampledMs","nodes","shape","events",
-   "processName","meanIntervalUs","medianIntervalUs"}],
+   "processName","meanIntervalUs","medianIntervalUs",
+   "categories":{"samples":{"Idle":ms,"Other":ms,"JavaScript":ms,…}}}],
    "diagnostics":[{"code","count","message"}]}
 startUs/endUs are the profile's start and end as the file gives them (µs on
 the file's clock); sampledMs is the time the samples cover, what the trees
@@ -32,11 +37,13 @@ type threadSummary struct {
 	samples, nodes, calls  int
 	sampled                profile.Time
 	meanIntNS, medianIntNS int64
+	categories             []profile.Time // per jsprof category, from the samples
 }
 
 func summarize(l *loaded, ta *threadAnalysis) threadSummary {
 	th := l.thread(ta)
-	s := threadSummary{th: th, samples: th.Samples.Len(), nodes: th.Nodes.Len()}
+	s := threadSummary{th: th, samples: th.Samples.Len(), nodes: th.Nodes.Len(),
+		categories: category.Times(l.profile, ta.timeline)}
 	if ta.tree != nil {
 		s.calls = ta.tree.Calls
 		s.sampled = ta.tree.TopDown[0].Total
@@ -98,7 +105,16 @@ func runSummary(e *env, args []string) error {
 			b = jsonw.Micros(b, s.meanIntNS)
 			b = append(b, `,"medianIntervalUs":`...)
 			b = jsonw.Micros(b, s.medianIntNS)
-			b = append(b, '}')
+			b = append(b, `,"categories":{"samples":{`...)
+			for ci, c := range p.Categories {
+				if ci > 0 {
+					b = append(b, ',')
+				}
+				b = jsonw.String(b, c.Name)
+				b = append(b, ':')
+				b = jsonw.Millis(b, int64(s.categories[ci]))
+			}
+			b = append(b, "}}}"...)
 		}
 		b = append(b, `],"diagnostics":[`...)
 		for i, d := range p.Diagnostics {
@@ -125,7 +141,10 @@ func runSummary(e *env, args []string) error {
 			fmt.Fprintf(w, " in %q", s.th.ProcessName)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "  span      %.3f ms (start %s µs, end %s µs)\n", (s.th.End - s.th.Start).Millis(),
+		if ts := ta.timeline.Times; len(ts) > 0 {
+			fmt.Fprintf(w, "  span      %.3f ms from the first sample to the end of the last\n", (ts[len(ts)-1] - ts[0]).Millis())
+		}
+		fmt.Fprintf(w, "  profile   start %s µs, end %s µs (as the file gives them)\n",
 			jsonw.Micros(nil, int64(s.th.Start)), jsonw.Micros(nil, int64(s.th.End)))
 		fmt.Fprintf(w, "  samples   %d, interval mean %s µs, median %s µs\n", s.samples,
 			jsonw.Micros(nil, s.meanIntNS), jsonw.Micros(nil, s.medianIntNS))
@@ -135,6 +154,7 @@ func runSummary(e *env, args []string) error {
 		if n := s.th.Events.Len(); n > 0 {
 			fmt.Fprintf(w, "  events    %d trace events\n", n)
 		}
+		writeCategoryBars(w, p, s.categories)
 	}
 	if len(p.Diagnostics) > 0 {
 		fmt.Fprintf(w, "\ndiagnostics\n")
@@ -143,4 +163,29 @@ func runSummary(e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// writeCategoryBars prints time per category with a bar, largest first.
+func writeCategoryBars(w io.Writer, p *profile.Profile, times []profile.Time) {
+	var total profile.Time
+	for _, t := range times {
+		total += t
+	}
+	if total <= 0 {
+		return
+	}
+	order := make([]int, len(times))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(times[b], times[a]) })
+	fmt.Fprintf(w, "  categories (from the samples)\n")
+	for _, c := range order {
+		if times[c] == 0 {
+			continue
+		}
+		frac := float64(times[c]) / float64(total)
+		fmt.Fprintf(w, "    %-12s %10.3f ms %5.1f%% %s\n", p.Categories[c].Name, times[c].Millis(), 100*frac,
+			strings.Repeat("█", int(frac*30+0.5)))
+	}
 }

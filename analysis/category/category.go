@@ -1,0 +1,182 @@
+// Package category assigns jsprof's categories (profile.DefaultCategories:
+// Idle, Other, JavaScript, Layout, Graphics, DOM, GC / CC, Network, HTML
+// Parsing) to samples and frames, from one rules table:
+//
+//  1. A sample inside a trace event that has a rule (Layout, UpdateLayoutTree,
+//     Paint, ParseHTML, MajorGC, ResourceReceiveResponse, …; see EventRules)
+//     takes the category of the innermost such event. Events without a rule
+//     (RunTask, FunctionCall, EventDispatch, TimerFire, …) are containers:
+//     they do not decide, the sample's frame does.
+//  2. Otherwise the sample's leaf frame decides: (idle) Idle, (program) Other
+//     / Program, (root) Other, (garbage collector) GC / CC, native frames
+//     (builtins and API callbacks: script id 0, no URL) JavaScript / Native,
+//     wasm code (codeType "wasm") JavaScript / Wasm, other JS frames
+//     JavaScript (V8 profiles do not record the tier, so the subcategory is
+//     Other unless the input says more).
+//
+// ProfileCalls take their frame's category (rule 2): a call is a JS
+// function instance.
+package category
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// Rule is the category of a trace event.
+type Rule struct {
+	Event       string
+	Category    profile.CategoryID
+	Subcategory string
+}
+
+// EventRules is the rules table for trace events, sorted by event name.
+var EventRules = sortRules([]Rule{
+	{"Layout", profile.CatLayout, "Layout"},
+	{"UpdateLayoutTree", profile.CatLayout, "Style"},
+	{"RecalculateStyles", profile.CatLayout, "Style"},
+	{"ScheduleStyleRecalculation", profile.CatLayout, "Style"},
+	{"InvalidateLayout", profile.CatLayout, "Layout"},
+	{"Paint", profile.CatGraphics, "Paint"},
+	{"PaintSetup", profile.CatGraphics, "Paint"},
+	{"PaintImage", profile.CatGraphics, "Paint"},
+	{"PrePaint", profile.CatGraphics, "Paint"},
+	{"RasterTask", profile.CatGraphics, "Raster"},
+	{"CompositeLayers", profile.CatGraphics, "Composite"},
+	{"Commit", profile.CatGraphics, "Composite"},
+	{"Layerize", profile.CatGraphics, "Composite"},
+	{"UpdateLayerTree", profile.CatGraphics, "Composite"},
+	{"UpdateLayer", profile.CatGraphics, "Composite"},
+	{"Decode Image", profile.CatGraphics, "Image decode"},
+	{"HitTest", profile.CatDOM, "Hit test"},
+	{"MinorGC", profile.CatGC, "Minor GC"},
+	{"MajorGC", profile.CatGC, "Major GC"},
+	{"GCEvent", profile.CatGC, "Other"},
+	{"V8.GCScavenger", profile.CatGC, "Minor GC"},
+	{"V8.GCCompactor", profile.CatGC, "Major GC"},
+	{"V8.GCFinalizeMC", profile.CatGC, "Major GC"},
+	{"V8.GCIncrementalMarking", profile.CatGC, "Major GC"},
+	{"BlinkGC.AtomicPhase", profile.CatGC, "Blink GC"},
+	{"CppGC.IncrementalSweep", profile.CatGC, "Blink GC"},
+	{"ResourceWillSendRequest", profile.CatNetwork, "Request"},
+	{"ResourceSendRequest", profile.CatNetwork, "Request"},
+	{"ResourceReceiveResponse", profile.CatNetwork, "Response"},
+	{"ResourceReceivedData", profile.CatNetwork, "Response"},
+	{"ResourceFinish", profile.CatNetwork, "Response"},
+	{"ParseHTML", profile.CatHTMLParsing, "HTML"},
+	{"ParseAuthorStyleSheet", profile.CatHTMLParsing, "CSS"},
+	{"v8.compile", profile.CatJavaScript, "Compile"},
+	{"V8.CompileCode", profile.CatJavaScript, "Compile"},
+	{"V8.CompileModule", profile.CatJavaScript, "Compile"},
+	{"V8.OptimizeCode", profile.CatJavaScript, "Compile"},
+	{"v8.parseOnBackground", profile.CatJavaScript, "Parse"},
+	{"V8.ParseFunction", profile.CatJavaScript, "Parse"},
+})
+
+func sortRules(r []Rule) []Rule {
+	slices.SortFunc(r, func(a, b Rule) int { return cmp.Compare(a.Event, b.Event) })
+	return r
+}
+
+var ruleOf = func() map[string]Rule {
+	m := map[string]Rule{}
+	for _, r := range EventRules {
+		m[r.Event] = r
+	}
+	return m
+}()
+
+// Event returns the category and subcategory of a trace event, and whether
+// it has a rule.
+func Event(p *profile.Profile, name string) (profile.CategoryID, uint8, bool) {
+	r, ok := ruleOf[name]
+	if !ok {
+		return 0, 0, false
+	}
+	return r.Category, profile.Subcategory(p.Categories, r.Category, r.Subcategory), true
+}
+
+// Frame returns the category and subcategory of a frame (rule 2).
+func Frame(p *profile.Profile, f *profile.Frame) (profile.CategoryID, uint8) {
+	switch f.Kind {
+	case profile.KindIdle:
+		return profile.CatIdle, 0
+	case profile.KindProgram:
+		return profile.CatOther, profile.Subcategory(p.Categories, profile.CatOther, "Program")
+	case profile.KindRoot:
+		return profile.CatOther, 0
+	case profile.KindGC:
+		return profile.CatGC, 0
+	case profile.KindNative:
+		return profile.CatJavaScript, profile.Subcategory(p.Categories, profile.CatJavaScript, "Native")
+	}
+	if p.Str(f.CodeType) == "wasm" {
+		return profile.CatJavaScript, profile.Subcategory(p.Categories, profile.CatJavaScript, "Wasm")
+	}
+	return profile.CatJavaScript, 0
+}
+
+// Assign fills p.Samples.Category and .Subcategory for every sample of
+// every thread, from tl's repaired samples (DevTools' fixMissingSamples),
+// one timeline per thread in order.
+func Assign(p *profile.Profile, tls []*calls.Timeline) {
+	n := p.Samples.Len()
+	p.Samples.Category = make([]profile.CategoryID, n)
+	p.Samples.Subcategory = make([]uint8, n)
+	for _, tl := range tls {
+		th := &p.Threads[tl.Thread]
+		base := int(th.Samples.Start)
+		events := p.Events[th.Events.Start:th.Events.End]
+		// Sweep: open rule events (innermost last), events sorted by start.
+		var open []int
+		next := 0
+		for i, x := range tl.Samples {
+			t := tl.Times[i]
+			for next < len(events) && events[next].Start <= t {
+				if _, _, ok := Event(p, p.Str(events[next].Name)); ok && events[next].End() > t {
+					open = append(open, next)
+				}
+				next++
+			}
+			for len(open) > 0 && events[open[len(open)-1]].End() <= t {
+				open = open[:len(open)-1]
+			}
+			// Drop closed events below the top too (events that do not nest).
+			k := 0
+			for _, e := range open {
+				if events[e].End() > t {
+					open[k] = e
+					k++
+				}
+			}
+			open = open[:k]
+			var c profile.CategoryID
+			var sub uint8
+			if len(open) > 0 {
+				c, sub, _ = Event(p, p.Str(events[open[len(open)-1]].Name))
+			} else {
+				c, sub = Frame(p, p.NodeFrame(tl.Node[x]))
+			}
+			p.Samples.Category[base+i] = c
+			p.Samples.Subcategory[base+i] = sub
+		}
+	}
+}
+
+// Times returns, for each category, the time the thread's samples spent in
+// it: each sample lasts until the next (the last one, one average interval,
+// as DevTools extrapolates it). Assign must have run.
+func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
+	out := make([]profile.Time, len(p.Categories))
+	base := int(p.Threads[tl.Thread].Samples.Start)
+	for i := range tl.Samples {
+		c := p.Samples.Category[base+i]
+		if int(c) < len(out) {
+			out[c] += tl.Times[i+1] - tl.Times[i]
+		}
+	}
+	return out
+}
