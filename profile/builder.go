@@ -23,6 +23,25 @@ func NewBuilder(format string) *Builder {
 	return &Builder{P: p, strings: map[string]StringID{"": 0}, frames: map[frameKey]FrameID{}}
 }
 
+// NewBuilderFor returns a Builder that adds to an existing profile.
+func NewBuilderFor(p *Profile) *Builder {
+	b := &Builder{P: p, strings: make(map[string]StringID, len(p.Strings)), frames: make(map[frameKey]FrameID, len(p.Frames))}
+	for i, s := range p.Strings {
+		if _, ok := b.strings[s]; !ok {
+			b.strings[s] = StringID(i)
+		}
+	}
+	for i, f := range p.Frames {
+		b.frames[frameKey{f.Name, f.URL, f.ScriptID, f.Line, f.Column, f.CodeType, f.Kind, f.Category}] = FrameID(i)
+		// Readers pass frames unclassified (KindJS, category 0).
+		raw := frameKey{f.Name, f.URL, f.ScriptID, f.Line, f.Column, f.CodeType, KindJS, 0}
+		if _, ok := b.frames[raw]; !ok {
+			b.frames[raw] = FrameID(i)
+		}
+	}
+	return b
+}
+
 // Intern returns the id of s, adding it if needed.
 func (b *Builder) Intern(s string) StringID {
 	if id, ok := b.strings[s]; ok {

@@ -59,6 +59,8 @@ func KindCategory(k FrameKind) CategoryID {
 		return CatOther
 	case KindGC:
 		return CatGC
+	case KindEvent:
+		return CatOther
 	default:
 		return CatJavaScript
 	}

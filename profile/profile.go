@@ -60,9 +60,12 @@ const (
 	KindProgram                  // (program): VM work with no symbolizable frame
 	KindIdle                     // (idle)
 	KindGC                       // (garbage collector), XS (gc)
+	// KindEvent is a trace event used as a frame (a platform frame in the
+	// views of analysis/view); readers never make one.
+	KindEvent
 )
 
-var kindNames = [...]string{"js", "native", "root", "program", "idle", "gc"}
+var kindNames = [...]string{"js", "native", "root", "program", "idle", "gc", "event"}
 
 func (k FrameKind) String() string {
 	if int(k) < len(kindNames) {
@@ -72,7 +75,7 @@ func (k FrameKind) String() string {
 }
 
 // Meta reports whether k is one of the VM-state pseudo-frames.
-func (k FrameKind) Meta() bool { return k >= KindRoot }
+func (k FrameKind) Meta() bool { return k >= KindRoot && k <= KindGC }
 
 // Frame is a distinct call frame. Frames are deduplicated on all their fields.
 type Frame struct {

@@ -20,7 +20,7 @@ func (p *Profile) Validate() error {
 				return fmt.Errorf("profile: frame %d: string id %d out of range", i, s)
 			}
 		}
-		if f.Kind > KindGC {
+		if f.Kind > KindEvent {
 			return fmt.Errorf("profile: frame %d: invalid kind %d", i, f.Kind)
 		}
 		if int(f.Category) >= len(p.Categories) {

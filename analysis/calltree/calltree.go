@@ -369,3 +369,75 @@ func (t *Tree) Lines() []LineSelf {
 	})
 	return out
 }
+
+// StackBuilder aggregates weighted stacks (root first), as views and
+// transforms produce them (analysis/view), into a Tree: a sample's weight is
+// self time of its leaf, total time of every function on its stack (once
+// per stack). Calls count the stacks aggregated.
+type StackBuilder struct {
+	t       *Tree
+	seen    []int32 // per function: the stack number that last counted it
+	nstacks int32
+}
+
+// NewStackBuilder returns a builder for thread th of p.
+func NewStackBuilder(p *profile.Profile, th profile.ThreadID) *StackBuilder {
+	thr := &p.Threads[th]
+	return &StackBuilder{t: &Tree{
+		Profile:  p,
+		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
+		NodeSelf: make([]profile.Time, thr.Nodes.Len()),
+		thread:   thr,
+		funcOf:   map[profile.FunctionKey]FuncID{},
+		frameFn:  make([]FuncID, len(p.Frames)),
+		childIdx: map[[2]int32]int32{},
+	}}
+}
+
+// Add adds one stack of weight w.
+func (b *StackBuilder) Add(frames []profile.FrameID, w profile.Time) {
+	t := b.t
+	if len(t.frameFn) < len(t.Profile.Frames) { // frames added since (event frames)
+		t.frameFn = append(t.frameFn, make([]FuncID, len(t.Profile.Frames)-len(t.frameFn))...)
+	}
+	b.nstacks++
+	n := int32(0)
+	t.TopDown[0].Total += w
+	for _, f := range frames {
+		fn := t.funcID(f)
+		for len(b.seen) < len(t.Funcs) {
+			b.seen = append(b.seen, 0)
+		}
+		key := [2]int32{n, int32(fn)}
+		c, ok := t.childIdx[key]
+		if !ok {
+			c = int32(len(t.TopDown))
+			t.TopDown = append(t.TopDown, Node{Func: fn, Parent: n, FirstChild: -1, NextSibling: t.TopDown[n].FirstChild})
+			t.TopDown[n].FirstChild = c
+			t.childIdx[key] = c
+		}
+		n = c
+		t.TopDown[n].Total += w
+		if b.seen[fn] != b.nstacks {
+			b.seen[fn] = b.nstacks
+			t.Funcs[fn].Total += w
+		}
+		t.TopDown[n].Calls++
+	}
+	t.TopDown[n].Self += w
+	if n > 0 {
+		t.Funcs[t.TopDown[n].Func].Self += w
+	}
+	t.Calls++
+}
+
+// Finish returns the tree. Root self is the time of stacks left with no
+// frame in the view.
+func (b *StackBuilder) Finish() *Tree {
+	t := b.t
+	t.childIdx = nil
+	for i := range t.Funcs {
+		t.Funcs[i].Calls = 0
+	}
+	return t
+}

@@ -30,6 +30,7 @@ thread (trace events and calls, depth-first), one JSON object per line:
 func runCalls(e *env, args []string) error {
 	fs := newFlags("calls")
 	common := addCommonFlags(fs)
+	transform := addTransformFlags(fs)
 	asJSON := fs.Bool("json", false, "print JSON lines (required)")
 	entries := fs.Bool("entries", false, "print the flame-chart entries DevTools draws instead of the calls")
 	name, err := parseFlags(e, fs, callsUsage, args)
@@ -39,7 +40,7 @@ func runCalls(e *env, args []string) error {
 	if !*asJSON {
 		return usagef("only JSON output is available: pass --json")
 	}
-	l, err := load(e, name, loadOptions{common: common, entries: *entries})
+	l, err := load(e, name, loadOptions{common: common, entries: *entries, transform: transform})
 	if err != nil {
 		return err
 	}

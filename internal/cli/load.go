@@ -11,6 +11,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/category"
+	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -43,6 +44,8 @@ type loadOptions struct {
 	trees   bool // build the call trees (and count calls)
 	entries bool // keep the flame-chart entries of trace threads
 	common  *commonFlags
+	// transform is nil for commands without view, range or transform flags.
+	transform *transformFlags
 }
 
 // commonFlags are the flags every analysing command takes.
@@ -119,20 +122,37 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	vo, err := opts.transform.options()
+	if err != nil {
+		return nil, err
+	}
 	for _, id := range ids {
 		tl, err := calls.NewTimeline(p, id)
 		if err != nil {
 			return nil, fmt.Errorf("%s: thread %d: %w", name, id, err)
 		}
 		ta := &threadAnalysis{id: id, timeline: tl}
-		if tl.IsTrace() {
+		switch {
+		case tl.IsTrace():
 			ta.calls, ta.entries = tl.IntegrateEntries(io)
 			if !opts.entries {
 				ta.entries = nil
 			}
-			if opts.trees {
-				ta.tree = calltree.FromCalls(tl, ta.calls)
+		case !vo.IsZero() && !opts.trees:
+			ta.calls = tl.Calls()
+		}
+		if !vo.IsZero() {
+			if ta.calls != nil {
+				ta.calls = filterCalls(p, tl, ta.calls, &vo)
 			}
+			if opts.trees {
+				// Views and transforms work on the samples' stacks.
+				sb := calltree.NewStackBuilder(p, id)
+				view.Stacks(tl, vo, func(s view.Stack) { sb.Add(s.Frames, s.Weight) })
+				ta.tree = sb.Finish()
+			}
+		} else if opts.trees && tl.IsTrace() {
+			ta.tree = calltree.FromCalls(tl, ta.calls)
 		} else if opts.trees {
 			ta.tree = calltree.Build(tl)
 		}

@@ -33,6 +33,7 @@ where line/col are the function's (0-based) and sourceLine the sampled line
 func runTop(e *env, args []string) error {
 	fs := newFlags("top")
 	common := addCommonFlags(fs)
+	transform := addTransformFlags(fs)
 	n := fs.Int("n", 20, "number of functions; 0 for all")
 	by := fs.String("by", "self", "sort by self or total time")
 	lines := fs.Bool("lines", false, "list hot source lines (positionTicks)")
@@ -53,7 +54,7 @@ func runTop(e *env, args []string) error {
 	if *n < 0 {
 		return usagef("-n must be ≥ 0")
 	}
-	l, err := load(e, name, loadOptions{trees: true, common: common})
+	l, err := load(e, name, loadOptions{trees: true, common: common, transform: transform})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ where NODE is {"name","url","line","col","selfMs","totalMs","calls",
 func runTree(e *env, args []string) error {
 	fs := newFlags("tree")
 	common := addCommonFlags(fs)
+	transform := addTransformFlags(fs)
 	bottomUp := fs.Bool("bottom-up", false, "print the inverted (bottom-up) tree")
 	depth := fs.Int("depth", 0, "maximum depth; 0 for no limit")
 	minPct := fs.Float64("min", 0, "hide nodes under this percentage of the sampled time")
@@ -38,7 +39,7 @@ func runTree(e *env, args []string) error {
 	if *depth < 0 || *minPct < 0 || *minPct > 100 {
 		return usagef("--depth must be ≥ 0 and --min between 0 and 100")
 	}
-	l, err := load(e, name, loadOptions{trees: true, common: common})
+	l, err := load(e, name, loadOptions{trees: true, common: common, transform: transform})
 	if err != nil {
 		return err
 	}
