@@ -8,7 +8,7 @@ the command line.
 Usage:
 
 	jsprof summary [--json] [--thread SEL] FILE
-	jsprof top [-n N] [--by self|total] [--lines] [--json] [--thread SEL] FILE
+	jsprof top [-n N] [--by self|total] [--total SEM] [--lines] [--json] [--thread SEL] FILE
 	jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
 	jsprof calls --json [--entries] [--thread SEL] FILE
 

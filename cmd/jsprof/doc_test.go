@@ -119,6 +119,8 @@ func expand(t *testing.T, synopsis, file string) [][]string {
 			return "3"
 		case w == "SEL":
 			return "main"
+		case w == "SEM":
+			return "vscode"
 		case w == "PCT":
 			return "5"
 		case strings.Contains(w, "|"):

@@ -16,7 +16,7 @@ const Usage = `jsprof: fast, DevTools-exact analysis of JavaScript CPU profiles.
 
 Usage:
   jsprof summary [--json] [--thread SEL] FILE  what the profile holds; runs the full analysis
-  jsprof top [-n N] [--by self|total] [--lines] [--json] [--thread SEL] FILE
+  jsprof top [-n N] [--by self|total] [--total SEM] [--lines] [--json] [--thread SEL] FILE
                                                hottest functions, self and total time
   jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
                                                indented call tree
@@ -28,7 +28,9 @@ FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS) or a
 Chrome trace (DevTools Performance recording, chrome://tracing; array or
 object, chunked or not), plain or gzip; the format is detected from the
 content. "-" reads standard input. SEL picks threads: pid:tid or a thread
-name. Run "jsprof COMMAND -h" for the flags of a command.
+name. SEM is devtools, vscode or xsbug. top, tree and calls also take
+--view js|platform|all, --from/--to MS, --focus/--merge/--drop FUNC and
+--collapse-recursion. Run "jsprof COMMAND -h" for the flags of a command.
 
 Exit status: 0 on success, 1 for an unreadable or invalid input, 2 for a usage error.
 `

@@ -687,7 +687,7 @@ func topJSON(t *testing.T, args ...string) []topThread {
 	var threads []topThread
 	for i, v := range array(t, "threads", top["threads"]) {
 		w := fmt.Sprintf("threads[%d]", i)
-		m := object(t, w, v, "pid", "tid", "name", "functions")
+		m := object(t, w, v, "pid", "tid", "name", "totalSemantics", "functions")
 		th := topThread{pid: integer(t, w+".pid", m["pid"]), tid: integer(t, w+".tid", m["tid"]), name: str(t, w+".name", m["name"])}
 		for j, v := range array(t, w+".functions", m["functions"]) {
 			w := fmt.Sprintf("%s.functions[%d]", w, j)

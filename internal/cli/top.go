@@ -7,11 +7,12 @@ import (
 	"strconv"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
+	"github.com/jsprof/jsprof/analysis/totals"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
 )
 
-const topUsage = `Usage: jsprof top [-n N] [--by self|total] [--lines] [--json] [--thread SEL] FILE
+const topUsage = `Usage: jsprof top [-n N] [--by self|total] [--total SEM] [--lines] [--json] [--thread SEL] FILE
 
 Lists the hottest functions of each thread with their self and total time in
 ms and as a share of the sampled time. Functions are merged by name, URL, line
@@ -19,9 +20,16 @@ and column; total time counts a function once per stack (recursion is not
 counted twice), as DevTools does. --lines lists the hottest source lines from
 the profile's positionTicks instead.
 
+--total picks the total-time semantics: devtools (a function counted once
+per stack), vscode (summed over every node: recursion and shared callees
+count again, so totals can exceed the profile) or xsbug (self time
+propagated from callees to callers, split equally among callers). XS call
+graphs default to xsbug, everything else to devtools; the text output says
+which was used and why.
+
 --json prints:
-  {"threads":[{"pid","tid","name","functions":[{"name","url","line","col",
-   "selfMs","totalMs"}]}]}
+  {"threads":[{"pid","tid","name","totalSemantics","functions":[{"name",
+   "url","line","col","selfMs","totalMs"}]}]}
 with name/url/line/col as in "jsprof calls" (line and col 0-based), hottest
 first; -n 0 lists all. With --lines:
   {"threads":[{"pid","tid","name","lines":[{"name","url","line","col",
@@ -37,6 +45,7 @@ func runTop(e *env, args []string) error {
 	n := fs.Int("n", 20, "number of functions; 0 for all")
 	by := fs.String("by", "self", "sort by self or total time")
 	lines := fs.Bool("lines", false, "list hot source lines (positionTicks)")
+	totalSem := fs.String("total", "", "total-time semantics: `devtools` (a function counted once per stack), vscode (summed over every node, can exceed the profile) or xsbug (self time propagated to callers, split equally); default: xsbug for XS call graphs, else devtools")
 	asJSON := fs.Bool("json", false, "print JSON")
 	name, err := parseFlags(e, fs, topUsage, args)
 	if err != nil {
@@ -58,13 +67,18 @@ func runTop(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	vo, _ := transform.options()
+	sems, err := applyTotals(l, *totalSem, vo.IsZero())
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
 	if *lines {
 		return writeLines(w, l, *n, *asJSON)
 	}
 	if *asJSON {
-		return writeTopJSON(w, l, order, *n)
+		return writeTopJSON(w, l, order, *n, sems)
 	}
 	p := l.profile
 	for i, ta := range l.threads {
@@ -73,7 +87,7 @@ func runTop(e *env, args []string) error {
 			fmt.Fprintln(w)
 		}
 		total := ta.tree.TopDown[0].Total
-		fmt.Fprintf(w, "thread pid %d tid %d %q: %.3f ms sampled\n", th.PID, th.TID, th.Name, total.Millis())
+		fmt.Fprintf(w, "thread pid %d tid %d %q: %.3f ms sampled; total time: %s\n", th.PID, th.TID, th.Name, total.Millis(), sems[i])
 		fmt.Fprintf(w, "%10s %6s %10s %6s  %s\n", "self ms", "self%", "total ms", "total%", "function")
 		for _, id := range ta.tree.Top(order, *n) {
 			f := &ta.tree.Funcs[id]
@@ -106,8 +120,11 @@ func funcLabel(p *profile.Profile, k profile.FunctionKey) string {
 	}
 	url = strconv.QuoteToGraphic(url)
 	url = url[1 : len(url)-1]
-	if k.Line < 0 {
+	switch {
+	case k.Line < 0:
 		return name + "  " + url
+	case k.Column < 0:
+		return fmt.Sprintf("%s  %s:%d", name, url, k.Line+1)
 	}
 	return fmt.Sprintf("%s  %s:%d:%d", name, url, k.Line+1, k.Column+1)
 }
@@ -125,7 +142,68 @@ func appendFuncKey(b []byte, p *profile.Profile, k profile.FunctionKey) []byte {
 	return fmt.Appendf(b, `,"line":%d,"col":%d`, k.Line, k.Column)
 }
 
-func writeTopJSON(w io.Writer, l *loaded, order calltree.By, n int) error {
+// semantics is the total-time semantics used for a thread, and why.
+type semantics struct {
+	s      totals.Semantics
+	reason string
+}
+
+func (s semantics) String() string {
+	if s.reason == "" {
+		return s.s.String()
+	}
+	return s.s.String() + " (" + s.reason + ")"
+}
+
+// applyTotals replaces each thread's per-function self and total times by
+// those of the requested semantics (or the thread's default), and returns
+// the semantics used per thread. Only DevTools semantics combine with views
+// and transforms.
+func applyTotals(l *loaded, name string, plain bool) ([]semantics, error) {
+	var forced *totals.Semantics
+	if name != "" {
+		s, err := totals.ParseSemantics(name)
+		if err != nil {
+			return nil, usagef("--total: %v", err)
+		}
+		if s != totals.DevTools && !plain {
+			return nil, usagef("--total %s applies to the whole profile: it does not combine with --view, --from/--to or the transforms", s)
+		}
+		forced = &s
+	}
+	out := make([]semantics, len(l.threads))
+	for i, ta := range l.threads {
+		s, reason := totals.Default(l.profile, ta.id)
+		if forced != nil {
+			s, reason = *forced, ""
+		} else if !plain {
+			s, reason = totals.DevTools, "views and transforms use DevTools semantics"
+		}
+		out[i] = semantics{s, reason}
+		if s == totals.DevTools {
+			continue
+		}
+		rows, err := totals.Functions(l.profile, ta.id, s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s total time: %w", l.name, s, err)
+		}
+		byKey := make(map[profile.FunctionKey]int, len(rows))
+		for j, r := range rows {
+			byKey[r.Key] = j
+		}
+		for j := range ta.tree.Funcs {
+			f := &ta.tree.Funcs[j]
+			if k, ok := byKey[f.Key]; ok {
+				f.Self, f.Total = rows[k].Self, rows[k].Total
+			} else {
+				f.Self, f.Total = 0, 0
+			}
+		}
+	}
+	return out, nil
+}
+
+func writeTopJSON(w io.Writer, l *loaded, order calltree.By, n int, sems []semantics) error {
 	p := l.profile
 	b := []byte(`{"threads":[`)
 	for i, ta := range l.threads {
@@ -133,6 +211,8 @@ func writeTopJSON(w io.Writer, l *loaded, order calltree.By, n int) error {
 			b = append(b, ',')
 		}
 		b = appendThreadHead(b, l.thread(ta))
+		b = append(b, `,"totalSemantics":`...)
+		b = jsonw.String(b, sems[i].s.String())
 		b = append(b, `,"functions":[`...)
 		for j, id := range ta.tree.Top(order, n) {
 			f := &ta.tree.Funcs[id]
