@@ -121,6 +121,10 @@ func expand(t *testing.T, synopsis, file string) [][]string {
 			return "main"
 		case w == "SEM":
 			return "vscode"
+		case w == "FORMAT":
+			return "cpuprofile"
+		case w == "OUT":
+			return "-"
 		case w == "PCT":
 			return "5"
 		case strings.Contains(w, "|"):

@@ -23,6 +23,8 @@ Usage:
   jsprof calls --json [--entries] [--thread SEL] FILE
                                                every estimated JS call (DevTools ProfileCall), or
                                                flame-chart entry, one JSON object per line
+  jsprof convert --to FORMAT [-o OUT] [--thread SEL] FILE
+                                               write another format (so far: cpuprofile)
 
 FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS) or a
 Chrome trace (DevTools Performance recording, chrome://tracing; array or
@@ -61,6 +63,7 @@ var commands = []command{
 	{"top", topUsage, runTop},
 	{"tree", treeUsage, runTree},
 	{"calls", callsUsage, runCalls},
+	{"convert", convertUsage, runConvert},
 }
 
 // Run runs the jsprof command line with args (without the program name) and

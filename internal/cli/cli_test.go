@@ -909,7 +909,7 @@ func TestExitStatus(t *testing.T) {
 		{name: "tree-help", args: []string{"tree", "--help"}, code: 0, stdout: `^Usage: jsprof tree (?s:.*)-bottom-up(?s:.*)-depth int(?s:.*)-min float`},
 		{name: "calls-h", args: []string{"calls", "-h"}, code: 0, stdout: `^Usage: jsprof calls --json \[--entries\] \[--thread SEL\] FILE\n`},
 		{name: "help-after-file", args: []string{"top", mix, "-h"}, code: 0, stdout: `^Usage: jsprof top `},
-		{name: "unknown-command", args: []string{"flame", mix}, code: 2, stderr: []string{`^jsprof: unknown command "flame"; want summary, top, tree, calls\n$`}},
+		{name: "unknown-command", args: []string{"flame", mix}, code: 2, stderr: []string{`^jsprof: unknown command "flame"; want summary, top, tree, calls, convert\n$`}},
 		{name: "unknown-flag", args: []string{"top", "--bogus", mix}, code: 2, stderr: []string{`^jsprof top: .*-bogus`, `run "jsprof top -h" for usage\n$`}},
 		{name: "unknown-flag-after-file", args: []string{"summary", mix, "--color"}, code: 2, stderr: []string{`^jsprof summary: .*-color`}},
 		{name: "bad-flag-value", args: []string{"top", "-n", "many", mix}, code: 2, stderr: []string{`^jsprof top: .*"many"`}},
@@ -1235,5 +1235,29 @@ func checkTextSafe(t *testing.T, out string) {
 				break
 			}
 		}
+	}
+}
+
+// convert writes a .cpuprofile that reads back into the same functions and
+// times; a call graph is made acyclic and the count reported.
+func TestConvertCPUProfile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, in := range []string{"../../testdata/node/mix.cpuprofile", "../../testdata/node/recursion.cpuprofile"} {
+		out := filepath.Join(dir, filepath.Base(in)+".gz")
+		var stdout, stderr strings.Builder
+		if code := cli.Run(t.Context(), []string{"convert", "-o", out, in}, nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("convert %s: exit %d: %s", in, code, stderr.String())
+		}
+		want := mustRun(t, nil, "top", "--json", "-n", "0", in)
+		got := mustRun(t, nil, "top", "--json", "-n", "0", out)
+		if got != want {
+			t.Errorf("%s: top of the converted file differs:\n%s\nvs\n%s", in, got, want)
+		}
+	}
+	var stdout, stderr strings.Builder
+	if code := cli.Run(t.Context(), []string{"convert", "--to", "speedscope", "../../testdata/node/mix.cpuprofile"}, nil, &stdout, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "want cpuprofile") {
+		t.Errorf("unsupported format: exit %d, %q", code, stderr.String())
 	}
 }
