@@ -76,21 +76,38 @@ func FromCalls(tl *calls.Timeline, cs []calls.Call) *Tree {
 	return build(tl, func(t *Tree) { calls.Replay(cs, t) })
 }
 
-func build(tl *calls.Timeline, walk func(*Tree)) *Tree {
-	p := tl.Profile
-	th := &p.Threads[tl.Thread]
-	t := &Tree{
+// newTree returns an empty tree for thread th of p.
+func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
+	thr := &p.Threads[th]
+	return &Tree{
 		Profile:  p,
 		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
-		NodeSelf: make([]profile.Time, th.Nodes.Len()),
-		thread:   th,
+		NodeSelf: make([]profile.Time, thr.Nodes.Len()),
+		thread:   thr,
 		funcOf:   map[profile.FunctionKey]FuncID{},
 		frameFn:  make([]FuncID, len(p.Frames)),
 		childIdx: map[[2]int32]int32{},
-		tdOf:     make([]int32, th.Nodes.Len()),
-		tdParent: make([]int32, th.Nodes.Len()),
-		stack:    []int32{0},
 	}
+}
+
+// child returns the top-down child of parent for function f, adding it if
+// needed.
+func (t *Tree) child(parent int32, f FuncID) int32 {
+	key := [2]int32{parent, int32(f)}
+	n, ok := t.childIdx[key]
+	if !ok {
+		n = int32(len(t.TopDown))
+		t.TopDown = append(t.TopDown, Node{Func: f, Parent: parent, FirstChild: -1, NextSibling: t.TopDown[parent].FirstChild})
+		t.TopDown[parent].FirstChild = n
+		t.childIdx[key] = n
+	}
+	return n
+}
+
+func build(tl *calls.Timeline, walk func(*Tree)) *Tree {
+	t := newTree(tl.Profile, tl.Thread)
+	nn := len(t.NodeSelf)
+	t.tdOf, t.tdParent, t.stack = make([]int32, nn), make([]int32, nn), []int32{0}
 	for i := range t.tdParent {
 		t.tdParent[i] = -1
 	}
@@ -137,14 +154,7 @@ func (t *Tree) Open(c *calls.Call) {
 		return
 	}
 	f := t.funcID(t.Profile.Nodes[c.Node].Frame)
-	key := [2]int32{parent, int32(f)}
-	n, ok := t.childIdx[key]
-	if !ok {
-		n = int32(len(t.TopDown))
-		t.TopDown = append(t.TopDown, Node{Func: f, Parent: parent, FirstChild: -1, NextSibling: t.TopDown[parent].FirstChild})
-		t.TopDown[parent].FirstChild = n
-		t.childIdx[key] = n
-	}
+	n := t.child(parent, f)
 	t.tdOf[local], t.tdParent[local] = n, parent
 	t.stack = append(t.stack, n)
 	t.onStack[f]++
@@ -382,16 +392,7 @@ type StackBuilder struct {
 
 // NewStackBuilder returns a builder for thread th of p.
 func NewStackBuilder(p *profile.Profile, th profile.ThreadID) *StackBuilder {
-	thr := &p.Threads[th]
-	return &StackBuilder{t: &Tree{
-		Profile:  p,
-		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
-		NodeSelf: make([]profile.Time, thr.Nodes.Len()),
-		thread:   thr,
-		funcOf:   map[profile.FunctionKey]FuncID{},
-		frameFn:  make([]FuncID, len(p.Frames)),
-		childIdx: map[[2]int32]int32{},
-	}}
+	return &StackBuilder{t: newTree(p, th)}
 }
 
 // Add adds one stack of weight w.
@@ -408,15 +409,7 @@ func (b *StackBuilder) Add(frames []profile.FrameID, w profile.Time) {
 		for len(b.seen) < len(t.Funcs) {
 			b.seen = append(b.seen, 0)
 		}
-		key := [2]int32{n, int32(fn)}
-		c, ok := t.childIdx[key]
-		if !ok {
-			c = int32(len(t.TopDown))
-			t.TopDown = append(t.TopDown, Node{Func: fn, Parent: n, FirstChild: -1, NextSibling: t.TopDown[n].FirstChild})
-			t.TopDown[n].FirstChild = c
-			t.childIdx[key] = c
-		}
-		n = c
+		n = t.child(n, fn)
 		t.TopDown[n].Total += w
 		if b.seen[fn] != b.nstacks {
 			b.seen[fn] = b.nstacks
