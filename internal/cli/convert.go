@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/analysis/totals"
+	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/format/folded"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -24,14 +26,19 @@ Formats written so far:
                selects, or the only one. A call graph (XS) is made acyclic
                first the way XS does it (back edges of a depth-first walk
                from the root are dropped); the count is reported on stderr.
+  folded       folded stacks ("frame;frame;frame weight", root first) with
+               weights in ns, after --view, --from/--until (--to names the
+               format here) and the transforms; with several threads each
+               stack starts with its thread.
 `
 
-var writers = map[string]string{"cpuprofile": ".cpuprofile"}
+var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded"}
 
 func runConvert(e *env, args []string) error {
 	fs := newFlags("convert")
 	common := addCommonFlags(fs)
-	to := fs.String("to", "", "output `FORMAT`: cpuprofile")
+	to := fs.String("to", "", "output `FORMAT`: cpuprofile or folded")
+	transform := addTransformFlags(fs) // the range ends with --until here
 	out := fs.String("o", "-", "output file (`OUT`); - for standard output")
 	name, err := parseFlags(e, fs, convertUsage, args)
 	if err != nil {
@@ -50,11 +57,49 @@ func runConvert(e *env, args []string) error {
 		}
 	}
 	if _, ok := writers[format]; !ok {
-		return usagef("unknown --to %q; want cpuprofile (other formats are not written yet)", format)
+		return usagef("unknown --to %q; want cpuprofile or folded (other formats are not written yet)", format)
 	}
 	l, err := load(e, name, loadOptions{common: common})
 	if err != nil {
 		return err
+	}
+	vo, err := transform.options()
+	if err != nil {
+		return err
+	}
+	return writeOutput(*out, e.stdout, func(w io.Writer) error {
+		if format == "folded" {
+			return writeFolded(w, l, &vo)
+		}
+		return writeCPUProfile(e, w, l, name, &vo)
+	})
+}
+
+// writeFolded writes every selected thread's stacks, folded.
+func writeFolded(w io.Writer, l *loaded, vo *view.Options) error {
+	p := l.profile
+	fw := folded.NewWriter(p)
+	b := profile.NewBuilderFor(p)
+	var st []profile.FrameID
+	for _, ta := range l.threads {
+		var head []profile.FrameID
+		if len(l.threads) > 1 {
+			th := l.thread(ta)
+			name := fmt.Sprintf("%s (pid %d tid %d)", th.Name, th.PID, th.TID)
+			head = []profile.FrameID{b.Frame(profile.Frame{Name: b.Intern(name), Line: -1, Column: -1, Kind: profile.KindEvent, Category: profile.CatOther})}
+		}
+		view.Stacks(ta.timeline, *vo, func(s view.Stack) {
+			st = append(append(st[:0], head...), s.Frames...)
+			fw.Add(st, s.Weight)
+		})
+	}
+	_, err := fw.WriteTo(w)
+	return err
+}
+
+func writeCPUProfile(e *env, w io.Writer, l *loaded, name string, vo *view.Options) error {
+	if !vo.IsZero() {
+		return usagef("a .cpuprofile is written whole: --view, --from/--to and the transforms apply to folded output")
 	}
 	if len(l.threads) != 1 {
 		var have []string
@@ -71,23 +116,29 @@ func runConvert(e *env, args []string) error {
 		opts.Edges, removed = totals.RemoveCycles(l.profile, ta.id)
 		fmt.Fprintf(e.stderr, "jsprof: call graph: %d back edges removed to make it acyclic (as XS does)\n", removed)
 	}
-	var w io.Writer = e.stdout
+	return v8.Write(w, l.profile, opts)
+}
+
+// writeOutput runs write on the named output ("-": stdout), gzip-compressed
+// when the name ends in .gz.
+func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) error {
+	var w io.Writer = stdout
 	var closers []io.Closer
-	if *out != "-" {
-		f, err := os.Create(*out)
+	if out != "-" {
+		f, err := os.Create(out)
 		if err != nil {
 			return err
 		}
 		w = f
 		closers = append(closers, f)
 	}
-	if strings.HasSuffix(*out, ".gz") {
+	if strings.HasSuffix(out, ".gz") {
 		zw := gzip.NewWriter(w)
 		w = zw
 		closers = append([]io.Closer{zw}, closers...)
 	}
 	bw := bufio.NewWriter(w)
-	err = v8.Write(bw, l.profile, opts)
+	err := write(bw)
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}

@@ -29,9 +29,16 @@ func addTransformFlags(fs *flag.FlagSet) *transformFlags {
 	t := &transformFlags{
 		view:              fs.String("view", "", "frames to keep: `js` (JS plus the platform frames that explain entry and exit), platform, or all (default: all, DevTools' exact numbers)"),
 		from:              fs.Float64("from", 0, "start of the range, in `ms` from the first sample"),
-		to:                fs.Float64("to", 0, "end of the range, in `ms` from the first sample (0: the end)"),
+		to:                new(float64),
 		collapseRecursion: fs.Bool("collapse-recursion", false, "count directly recursive calls of a function as one"),
 	}
+	// The end of the range is --to, or --until where --to is taken (convert's
+	// output format); both are accepted where they can be.
+	const toUsage = "end of the range, in `ms` from the first sample (0: the end)"
+	if fs.Lookup("to") == nil {
+		fs.Float64Var(t.to, "to", 0, toUsage)
+	}
+	fs.Float64Var(t.to, "until", 0, toUsage)
 	fs.Var(&t.focus, "focus", "only the time spent in `FUNC` (name, or name@url:line), re-rooted at it; repeatable")
 	fs.Var(&t.merge, "merge", "remove `FUNC`'s frames, giving its self time to its caller; repeatable")
 	fs.Var(&t.drop, "drop", "drop the time spent in `FUNC`; repeatable")
@@ -50,7 +57,7 @@ func (t *transformFlags) options() (view.Options, error) {
 		return o, usagef("--view: %v", err)
 	}
 	if *t.from < 0 || *t.to < 0 || (*t.to > 0 && *t.to <= *t.from) {
-		return o, usagef("--from and --to must be ≥ 0 with --to after --from")
+		return o, usagef("--from and --to (--until) must be ≥ 0 with the end after the start")
 	}
 	o.From, o.To = profile.Time(*t.from*1e6), profile.Time(*t.to*1e6)
 	o.CollapseRecursion = *t.collapseRecursion
