@@ -221,6 +221,16 @@ type Profile struct {
 	Threads     []Thread
 	Categories  []Category
 	Diagnostics Diagnostics
+	// Bounds is the time span of the whole input as the DevTools trace
+	// engine computes it (MetaHandler traceBounds): for a trace, over the
+	// events of every process and thread, sampled or not. Zero when the
+	// reader does not record it (see devtoolsstats.TraceBounds).
+	Bounds Span
+}
+
+// Span is a time interval.
+type Span struct {
+	Start, End Time
 }
 
 // Str returns the string with the given id.

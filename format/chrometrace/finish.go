@@ -15,6 +15,12 @@ func (r *reader) finish() (*profile.Profile, error) {
 	prof := b.P
 	prof.Diagnostics = append(prof.Diagnostics, r.diag...)
 	prof.Generic = !r.web
+	if r.hasStarted && r.started >= 0 {
+		r.boundsMin = r.started
+	}
+	if r.boundsMin <= r.boundsMax {
+		prof.Bounds = profile.Span{Start: profile.TimeFromMicros(r.boundsMin), End: profile.TimeFromMicros(r.boundsMax)}
+	}
 	prof.Diagnostics.Add("bad-time", int64(r.badTimes), "%d ts or dur values were strings that are not numbers and were taken as 0", r.badTimes)
 
 	// 1. Group profiles by process, then by thread, in DevTools' map orders.

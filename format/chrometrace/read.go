@@ -25,6 +25,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/jsprof/jsprof/format/v8"
@@ -85,6 +86,9 @@ func Parse(r io.Reader, opts Options) (*profile.Profile, error) {
 		threadOf: map[threadKey]int32{},
 		profOf:   map[profKey]*profState{},
 		procName: map[profile.StringID]string{},
+
+		boundsMin: math.Inf(1),
+		boundsMax: math.Inf(-1),
 	}
 	rd.s.MaxDepth = jsonscan.DefaultMaxDepth
 	rd.buf = rd.buf[:cap(rd.buf)]
@@ -164,6 +168,13 @@ type reader struct {
 	diag     profile.Diagnostics
 	badTimes int
 	web      bool // saw an event that makes the trace non-generic for DevTools
+
+	// DevTools' trace bounds (MetaHandler): min ts and max ts+dur, in µs,
+	// and the ts of the last TracingStartedInBrowser event.
+	boundsMin, boundsMax float64
+	started              float64
+	hasStarted           bool
+	uma                  []int8 // per StringID: 0 unknown, 1 name ends in "::UMA", −1 not
 }
 
 // fill reads more input, keeping buf[pos:end]. It reports whether any byte
@@ -716,6 +727,7 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 	if e.isWeb {
 		r.web = true
 	}
+	r.bounds(e)
 	if e.isProfile {
 		evPath := fmt.Sprintf("%s[%d]", path, idx)
 		if path == "$" {
@@ -770,6 +782,39 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 		}
 	}
 	return nil
+}
+
+// bounds folds e into DevTools' trace bounds (MetaHandler.handleEvent):
+// every B, E, X and I event with a non-zero ts whose name does not end in
+// "::UMA" extends them to its ts and its ts+dur (dur counts whatever the
+// phase, 0 when absent); a TracingStartedInBrowser event sets the start.
+// DevTools takes a missing ts as NaN, which spoils its bounds; here it
+// is 0 and ignored.
+func (r *reader) bounds(e *ev) {
+	switch e.ph {
+	case 'B', 'E', 'X', 'I':
+		if e.ts == 0 || e.hasName && r.isUMA(e.name) {
+			break
+		}
+		r.boundsMin = min(r.boundsMin, e.ts)
+		r.boundsMax = max(r.boundsMax, e.ts+e.dur)
+	}
+	if e.hasName && r.b.P.Strings[e.name] == "TracingStartedInBrowser" {
+		r.started, r.hasStarted = e.ts, true
+	}
+}
+
+func (r *reader) isUMA(name profile.StringID) bool {
+	if int(name) >= len(r.uma) {
+		r.uma = append(r.uma, make([]int8, int(name)+1-len(r.uma))...)
+	}
+	if r.uma[name] == 0 {
+		r.uma[name] = -1
+		if strings.HasSuffix(r.b.P.Strings[name], "::UMA") {
+			r.uma[name] = 1
+		}
+	}
+	return r.uma[name] == 1
 }
 
 // keep appends an event and its sample trace id, if any.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/analysis/category"
+	"github.com/jsprof/jsprof/analysis/devtoolsstats"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -25,7 +26,9 @@ input that was repaired or dropped.
   {"format":…, "file":…, "threads":[{"pid","tid","name","startUs","endUs",
    "samples","profileCalls","sampledMs","nodes","shape","events",
    "processName","meanIntervalUs","medianIntervalUs",
-   "categories":{"samples":{"Idle":ms,"Other":ms,"JavaScript":ms,…}}}],
+   "categories":{"samples":{"Idle":ms,"Other":ms,"JavaScript":ms,…},
+                 "devtools":{"scripting":ms,"rendering":ms,…,"idle":ms}}}],
+(categories.devtools, DevTools' Summary over the whole trace, only for traces)
    "diagnostics":[{"code","count","message"}]}
 startUs/endUs are the profile's start and end as the file gives them (µs on
 the file's clock); sampledMs is the time the samples cover, what the trees
@@ -38,12 +41,20 @@ type threadSummary struct {
 	sampled                profile.Time
 	meanIntNS, medianIntNS int64
 	categories             []profile.Time // per jsprof category, from the samples
+	devtools               devtoolsstats.Stats
 }
 
 func summarize(l *loaded, ta *threadAnalysis) threadSummary {
 	th := l.thread(ta)
 	s := threadSummary{th: th, samples: th.Samples.Len(), nodes: th.Nodes.Len(),
 		categories: category.Times(l.profile, ta.timeline)}
+	if ta.timeline.IsTrace() {
+		// DevTools' Summary of a bare .cpuprofile is only Scripting and Idle;
+		// computing it exactly would materialise every call (1.4 M on the
+		// 48 MB DevTools fixture), so it is given for traces only.
+		evs := devtoolsstats.ThreadEvents(l.profile, ta.id, ta.Calls())
+		s.devtools = devtoolsstats.WholeTrace(evs, devtoolsstats.TraceBounds(l.profile))
+	}
 	if ta.tree != nil {
 		s.calls = ta.tree.Calls
 		s.sampled = ta.tree.TopDown[0].Total
@@ -114,7 +125,20 @@ func runSummary(e *env, args []string) error {
 				b = append(b, ':')
 				b = jsonw.Millis(b, int64(s.categories[ci]))
 			}
-			b = append(b, "}}}"...)
+			b = append(b, '}')
+			if s.devtools != nil {
+				b = append(b, `,"devtools":{`...)
+				for _, c := range s.devtools.Sorted() {
+					b = jsonw.String(b, c.Category)
+					b = append(b, ':')
+					b = jsonw.Millis(b, int64(c.Time))
+					b = append(b, ',')
+				}
+				b = append(b, `"idle":`...)
+				b = jsonw.Millis(b, int64(s.devtools[devtoolsstats.Idle]))
+				b = append(b, '}')
+			}
+			b = append(b, "}}"...)
 		}
 		b = append(b, `],"diagnostics":[`...)
 		for i, d := range p.Diagnostics {
@@ -155,6 +179,13 @@ func runSummary(e *env, args []string) error {
 			fmt.Fprintf(w, "  events    %d trace events\n", n)
 		}
 		writeCategoryBars(w, p, s.categories)
+		if s.devtools != nil {
+			fmt.Fprintf(w, "  DevTools Summary (whole trace)\n")
+			for _, c := range s.devtools.Sorted() {
+				fmt.Fprintf(w, "    %-12s %10.3f ms\n", c.Category, c.Time.Millis())
+			}
+			fmt.Fprintf(w, "    %-12s %10.3f ms\n", devtoolsstats.Idle, s.devtools[devtoolsstats.Idle].Millis())
+		}
 	}
 	if len(p.Diagnostics) > 0 {
 		fmt.Fprintf(w, "\ndiagnostics\n")

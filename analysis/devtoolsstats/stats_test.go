@@ -1,0 +1,218 @@
+package devtoolsstats
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/profile"
+)
+
+// format prints s in a stable order, times in ms.
+func (s Stats) format() string {
+	var b strings.Builder
+	for _, c := range slices.Sorted(maps.Keys(s)) {
+		fmt.Fprintf(&b, " %s=%gms", c, s[c].Millis())
+	}
+	return "{" + strings.TrimSpace(b.String()) + "}"
+}
+
+// ms converts milliseconds to a Time.
+func ms(v float64) profile.Time { return profile.Time(v * 1e6) }
+
+// ev builds an entry named name from start to end (ms).
+func ev(name string, start, end float64) Event {
+	return Event{Start: ms(start), Dur: ms(end) - ms(start), Category: Category(name, "", false)}
+}
+
+// TestStatsForTimeRangeDevTools is TimelineUIUtils.test.ts's statsForTimeRange
+// case (devtools-engine.md §7).
+func TestStatsForTimeRangeDevTools(t *testing.T) {
+	t.Parallel()
+	events := []Event{
+		ev("Program", 100, 103),
+		ev("FunctionCall", 100.5, 102),
+		ev("Layout", 101, 102),
+		ev("Program", 104, 108),
+		ev("FunctionCall", 104, 105),
+		ev("CommitLoad", 105, 106), // no style: other
+		ev("Layout", 107, 108),
+	}
+	tests := []struct {
+		name       string
+		start, end float64
+		want       Stats
+	}{
+		{"101-103", 101, 103, Stats{Other: ms(1), Rendering: ms(1), Scripting: 0, Idle: 0}},
+		{"104-109", 104, 109, Stats{Other: ms(2), Rendering: ms(1), Scripting: ms(1), Idle: ms(1)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := StatsForTimeRange(events, ms(tt.start), ms(tt.end))
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("StatsForTimeRange(%vms, %vms): got %s, want %s", tt.start, tt.end, got.format(), tt.want.format())
+			}
+		})
+	}
+}
+
+func TestStatsForTimeRange(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		events     []Event
+		start, end float64
+		want       Stats
+	}{
+		{
+			name:  "no entries",
+			start: 5, end: 3,
+			want: Stats{Idle: ms(-2)}, // DevTools does not clamp this one
+		},
+		{
+			name:   "window cuts entries: linear interpolation",
+			events: []Event{ev("RunTask", 0.5, 10), ev("Layout", 2, 4), ev("Paint", 6, 8)},
+			start:  3, end: 7,
+			want: Stats{Other: ms(2), Rendering: ms(1), Painting: ms(1), Idle: 0},
+		},
+		{
+			name:   "window beyond the entries: idle",
+			events: []Event{ev("RunTask", 10, 20), ev("FunctionCall", 12, 14)},
+			start:  0, end: 30,
+			want: Stats{Other: ms(8), Scripting: ms(2), Idle: ms(20)},
+		},
+		{
+			name: "zero-length entries and instants are skipped",
+			events: []Event{
+				ev("RunTask", 1, 5), ev("Layout", 2, 2), {Start: ms(3), Category: Painting}, ev("Paint", 4, 5),
+			},
+			start: 1, end: 5,
+			want: Stats{Other: ms(3), Painting: ms(1), Idle: 0},
+		},
+		{
+			name: "same category nested: no change point",
+			events: []Event{
+				ev("FunctionCall", 1, 9), ev("EvaluateScript", 2, 8), ev("TimerFire", 3, 4),
+			},
+			start: 0, end: 10,
+			want: Stats{Scripting: ms(8), Idle: ms(2)},
+		},
+		{
+			// RunTask[1,5] ⊃ Layout[2,8] (ends after its parent) ⊃ Paint[6,7]
+			// (starts after the parent's end, so it is Layout's child). Layout
+			// closes at 8 (rendering 2–6 and 7–8), then RunTask closes at 5,
+			// before the previous change: nothing is credited, and the
+			// previous change moves back to 5.
+			name: "entry outlives its parent",
+			events: []Event{
+				ev("RunTask", 1, 5), ev("Layout", 2, 8), ev("Paint", 6, 7),
+				ev("FunctionCall", 9, 10),
+			},
+			start: 0, end: 10,
+			want: Stats{Other: ms(1), Rendering: ms(5), Painting: ms(1), Scripting: ms(1), Idle: ms(2)},
+		},
+		{
+			// The same entries as DevTools holds them after forEachFrame
+			// computed B's dur as a difference of ms values times 1000:
+			// B ends a rounding error after A, so it is still open when D
+			// starts at A's end, and D becomes its child. When A closes
+			// (at 2 ms, before the change at 3 ms) nothing is credited,
+			// so D's time is lost to idle.
+			name: "float rounding nests the next entry",
+			events: []Event{
+				{Start: ms(1), Dur: ms(1), Category: Scripting, TsUs: 1000, DurUs: 1000},             // A
+				{Start: ms(1.5), Dur: ms(0.5), Category: Scripting, TsUs: 1500, DurUs: 500.00000001}, // B
+				{Start: ms(2), Dur: ms(1), Category: Scripting, TsUs: 2000, DurUs: 1000},             // D
+			},
+			start: 0, end: 4,
+			want: Stats{Scripting: ms(1), Idle: ms(3)},
+		},
+		{
+			name:   "the same without rounding",
+			events: []Event{ev("FunctionCall", 1, 2), ev("FunctionCall", 1.5, 2), ev("FunctionCall", 2, 3)},
+			start:  0, end: 4,
+			want: Stats{Scripting: ms(2), Idle: ms(2)},
+		},
+		{
+			name:   "v8.parseOnBackgroundWaiting is idle, then overwritten",
+			events: []Event{ev("v8.parseOnBackgroundWaiting", 1, 3), ev("RunTask", 4, 5)},
+			start:  0, end: 10,
+			want: Stats{Other: ms(1), Idle: ms(7)},
+		},
+		{
+			name:   "an entry starting at its parent's end is its sibling",
+			events: []Event{ev("RunTask", 1, 2), ev("Layout", 2, 3)},
+			start:  0, end: 4,
+			want: Stats{Other: ms(1), Rendering: ms(1), Idle: ms(2)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := StatsForTimeRange(tt.events, ms(tt.start), ms(tt.end))
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("got %s, want %s", got.format(), tt.want.format())
+			}
+		})
+	}
+}
+
+func TestSummaryRangeReuse(t *testing.T) {
+	t.Parallel()
+	s := Build([]Event{ev("RunTask", 0, 10), ev("Layout", 2, 4)})
+	for _, w := range [][2]float64{{0, 10}, {3, 5}, {0, 10}} {
+		got := s.Range(ms(w[0]), ms(w[1]))
+		want := StatsForTimeRange([]Event{ev("RunTask", 0, 10), ev("Layout", 2, 4)}, ms(w[0]), ms(w[1]))
+		if !maps.Equal(got, want) {
+			t.Errorf("window %v: got %s, want %s", w, got.format(), want.format())
+		}
+	}
+}
+
+func TestStatsSorted(t *testing.T) {
+	t.Parallel()
+	s := Stats{Idle: ms(9), Scripting: ms(2), Rendering: ms(2), Other: ms(5), Painting: 0, "custom": ms(2)}
+	want := []CategoryTime{{Other, ms(5)}, {Scripting, ms(2)}, {Rendering, ms(2)}, {"custom", ms(2)}}
+	if got := s.Sorted(); !slices.Equal(got, want) {
+		t.Errorf("Sorted: got %v, want %v", got, want)
+	}
+	if got, want := s.Total(), ms(20); got != want {
+		t.Errorf("Total: got %v, want %v", got, want)
+	}
+}
+
+func TestCategory(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, event, cat string
+		call             bool
+		want             string
+	}{
+		{"ProfileCall", "(idle)", "", true, Scripting},
+		{"ProfileCall named like an event", "Layout", "", true, Scripting},
+		{"RunTask is System", "RunTask", "disabled-by-default-devtools.timeline", false, Other},
+		{"unknown", "CommitLoad", "", false, Other},
+		{"user timing category is ignored", "myMark", "blink.user_timing", false, Other},
+		{"console category is ignored", "console.time", "blink.console", false, Other},
+		{"GC", "MinorGC", "", false, Scripting},
+		{"hidden style", "BeginFrame", "", false, Rendering},
+		{"idle", "v8.parseOnBackgroundWaiting", "", false, Idle},
+		{"gpu", "GPUTask", "", false, GPU},
+		{"messaging", "HandlePostMessage", "", false, Messaging},
+		{"experience", "LayoutShift", "", false, Experience},
+		{"async", "AsyncTask", "", false, Async},
+		{"loading", "ParseHTML", "", false, Loading},
+		{"painting", "Decode Image", "", false, Painting},
+		{"UpdateLayoutTree", "UpdateLayoutTree", "", false, Rendering},
+	}
+	for _, tt := range tests {
+		if got := Category(tt.event, tt.cat, tt.call); got != tt.want {
+			t.Errorf("%s: Category(%q, %q, %t): got %q, want %q", tt.name, tt.event, tt.cat, tt.call, got, tt.want)
+		}
+	}
+	if got, want := len(eventCategory), 111; got != want {
+		t.Errorf("got %d event styles, want %d (the pinned engine's)", got, want)
+	}
+}
