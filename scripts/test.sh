@@ -27,10 +27,13 @@ go test -count=1 -timeout 30m ./...
 
 echo "== fuzz targets, briefly (run longer with: go test -fuzz=NAME -fuzztime=10m ./PKG)"
 fuzztime=${FUZZTIME:-15s}
-for target in $(grep -rhoE '^func (Fuzz[A-Za-z0-9_]+)' --include='*_test.go' . | sed 's/^func //' | sort -u); do
-  pkg=$(grep -rlE "^func ${target}\(" --include='*_test.go' . | head -1 | xargs dirname)
-  echo "-- $target in $pkg ($fuzztime)"
-  go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg"
+# Every fuzz target of every package (two packages may use the same name).
+grep -rlE '^func Fuzz[A-Za-z0-9_]+\(' --include='*_test.go' . | sort | while read -r file; do
+  pkg=$(dirname "$file")
+  for target in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)' "$file" | sed 's/^func //'); do
+    echo "-- $target in $pkg ($fuzztime)"
+    go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg"
+  done
 done
 
 echo "== benchmarks compile and run once"
