@@ -9,7 +9,7 @@ Usage:
 
 	jsprof summary [--json] [--thread SEL] FILE
 	jsprof top [-n N] [--by self|total] [--total SEM] [--lines] [--json] [--thread SEL] FILE
-	jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
+	jsprof tree [--bottom-up] [--total SEM] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
 	jsprof calls --json [--entries] [--thread SEL] FILE
 	jsprof convert --to FORMAT [-o OUT] [--thread SEL] FILE
 

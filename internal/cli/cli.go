@@ -18,7 +18,7 @@ Usage:
   jsprof summary [--json] [--thread SEL] FILE  what the profile holds; runs the full analysis
   jsprof top [-n N] [--by self|total] [--total SEM] [--lines] [--json] [--thread SEL] FILE
                                                hottest functions, self and total time
-  jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
+  jsprof tree [--bottom-up] [--total SEM] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
                                                indented call tree
   jsprof calls --json [--entries] [--thread SEL] FILE
                                                every estimated JS call (DevTools ProfileCall), or

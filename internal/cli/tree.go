@@ -11,7 +11,7 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-const treeUsage = `Usage: jsprof tree [--bottom-up] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
+const treeUsage = `Usage: jsprof tree [--bottom-up] [--total SEM] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
 
 Prints each thread's call tree, indented, with total and self time in ms and
 the total as a share of the sampled time; children are sorted by total time.
@@ -29,6 +29,7 @@ func runTree(e *env, args []string) error {
 	common := addCommonFlags(fs)
 	transform := addTransformFlags(fs)
 	bottomUp := fs.Bool("bottom-up", false, "print the inverted (bottom-up) tree")
+	totalSem := fs.String("total", "", "total-time semantics of the bottom-up tree's functions: `devtools`, vscode or xsbug (see top -h); the top-down tree is DevTools'")
 	depth := fs.Int("depth", 0, "maximum depth; 0 for no limit")
 	minPct := fs.Float64("min", 0, "hide nodes under this percentage of the sampled time")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -43,6 +44,11 @@ func runTree(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	vo, _ := transform.options()
+	sems, err := applyTotals(l, *totalSem, vo.IsZero())
+	if err != nil {
+		return err
+	}
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
 	if *asJSON {
@@ -52,6 +58,11 @@ func runTree(e *env, args []string) error {
 		nodes := ta.tree.TopDown
 		if *bottomUp {
 			nodes = ta.tree.BottomUp(*depth)
+			// The top level is the per-function table, under the semantics.
+			for c := nodes[0].FirstChild; c >= 0; c = nodes[c].NextSibling {
+				f := &ta.tree.Funcs[nodes[c].Func]
+				nodes[c].Self, nodes[c].Total = f.Self, f.Total
+			}
 		}
 		total := ta.tree.TopDown[0].Total
 		minTime := profile.Time(float64(total) * *minPct / 100)
@@ -76,9 +87,11 @@ func runTree(e *env, args []string) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		kind := "top-down"
+		// A top-down node is a call path: its total is DevTools' whatever the
+		// semantics, which apply to the bottom-up tree's functions.
+		kind := "top-down (DevTools totals per call path)"
 		if *bottomUp {
-			kind = "bottom-up"
+			kind = "bottom-up; total time: " + sems[i].String()
 		}
 		fmt.Fprintf(w, "thread pid %d tid %d %q: %.3f ms sampled, %s\n", th.PID, th.TID, th.Name, total.Millis(), kind)
 		fmt.Fprintf(w, "%10s %6s %10s  %s\n", "total ms", "total%", "self ms", "function")
