@@ -209,14 +209,17 @@ type Profile struct {
 	// Generic reports a trace without any of the events that mark a Chrome
 	// web trace for DevTools (TracingStartedInBrowser, TracingStartedInPage,
 	// TracingSessionIdForWorker, CpuProfile): DevTools then shows every event.
-	Generic     bool
-	Strings     []string
-	Frames      []Frame
-	Nodes       []Node
-	Edges       []Edge
-	LineTicks   []LineTick
-	TraceIDs    []TraceID // sorted by thread and id
-	Events      []Event   // grouped by thread (Thread.Events)
+	Generic   bool
+	Strings   []string
+	Frames    []Frame
+	Nodes     []Node
+	Edges     []Edge
+	LineTicks []LineTick
+	TraceIDs  []TraceID // sorted by thread and id
+	Events    []Event   // grouped by thread (Thread.Events)
+	// EventArgs holds the raw JSON args of each event when the reader was
+	// asked to keep them (for writing a trace again); nil otherwise.
+	EventArgs   [][]byte
 	Samples     Samples
 	Threads     []Thread
 	Categories  []Category

@@ -87,6 +87,9 @@ func (p *Profile) Validate() error {
 			}
 		}
 	}
+	if p.EventArgs != nil && len(p.EventArgs) != len(p.Events) {
+		return errors.New("profile: EventArgs and Events differ in length")
+	}
 	if int(nextEvent) != len(p.Events) {
 		return errors.New("profile: events outside every thread")
 	}

@@ -2,6 +2,7 @@ package calls_test
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/format"
+	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/internal/oracle"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -140,4 +142,74 @@ func compareEntries(t *testing.T, p *profile.Profile, cs []calls.Call, got []cal
 	if bad > 0 {
 		t.Errorf("%d of %d entries differ", bad, len(want))
 	}
+}
+
+// TestOracleWrittenTraces: a trace written by jsprof (its sampled threads'
+// profiles and kept events) is read by the DevTools engine into the same
+// ProfileCalls, thread by thread, as jsprof computes on the original.
+func TestOracleWrittenTraces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("differential test against the DevTools engine: not in -short mode")
+	}
+	if err := oracle.Install(); err != nil {
+		t.Fatal(err)
+	}
+	corpus, ok := oracle.CorpusDir()
+	if !ok {
+		t.Skip("../shared/corpus is absent: no traces to write")
+	}
+	files, _ := filepath.Glob(filepath.Join(corpus, "devtools", "*.json.gz"))
+	var threads, callCount atomic.Int64
+	t.Run("files", func(t *testing.T) {
+		for _, file := range files {
+			t.Run(filepath.Base(file), func(t *testing.T) {
+				t.Parallel()
+				p, err := format.ReadFile(file, nil, format.Options{Trace: chrometrace.Options{KeepArgs: true}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(p.Threads) == 0 {
+					return // nothing sampled: nothing to compare
+				}
+				out := filepath.Join(t.TempDir(), "written.json")
+				f, err := os.Create(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := chrometrace.Write(f, p, chrometrace.WriteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+				dump, err := oracle.Run(out, t.TempDir())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for ti := range p.Threads {
+					tl, err := calls.NewTimeline(p, profile.ThreadID(ti))
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := tl.Integrate(calls.IntegrateOptions{})
+					var want []oracle.Call
+					found := false
+					for _, ot := range dump.Threads {
+						if ot.PID == p.Threads[ti].PID && ot.TID == p.Threads[ti].TID {
+							want, found = ot.Calls, true
+						}
+					}
+					if !found && len(got) > 0 && p.Threads[ti].Events.Len() > 0 {
+						t.Errorf("thread %d:%d: %d calls, but the engine reports no such thread", p.Threads[ti].PID, p.Threads[ti].TID, len(got))
+						continue
+					}
+					if !found {
+						continue // no trace events: the pinned engine makes no calls for it
+					}
+					t.Run(p.Threads[ti].Name, func(t *testing.T) { compareCalls(t, p, got, want) })
+					threads.Add(1)
+					callCount.Add(int64(len(want)))
+				}
+			})
+		}
+	})
+	t.Logf("written traces: %d threads, %d calls compared", threads.Load(), callCount.Load())
 }

@@ -116,11 +116,15 @@ func (r *reader) finish() (*profile.Profile, error) {
 	}
 	kept := make([]rawEvent, counts[len(counts)-1])
 	keptTraceID := map[int]int64{} // index in kept → sample trace id
+	keptArgs := map[int][]byte{}   // index in kept → raw args (KeepArgs)
 	fill := slices.Clone(counts)
 	for i, e := range r.events.all {
 		if t := evThread[e.thread]; t >= 0 {
 			if id, ok := r.traceIDs[i]; ok {
 				keptTraceID[fill[t]] = id
+			}
+			if a, ok := r.args[i]; ok {
+				keptArgs[fill[t]] = a
 			}
 			kept[fill[t]] = *e
 			fill[t]++
@@ -138,6 +142,12 @@ func (r *reader) finish() (*profile.Profile, error) {
 		slices.SortStableFunc(idx, func(a, b int32) int { return compareEvents(kept[a], kept[b]) })
 		for i, k := range idx {
 			e := &kept[k]
+			if a, ok := keptArgs[int(k)]; ok {
+				if prof.EventArgs == nil {
+					prof.EventArgs = make([][]byte, len(kept))
+				}
+				prof.EventArgs[counts[t]+i] = a
+			}
 			prof.Events[counts[t]+i] = profile.Event{Thread: profile.ThreadID(t), Name: e.name, Cat: e.cat, Phase: e.ph,
 				Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: keptTraceID[int(k)]}
 		}

@@ -38,6 +38,10 @@ type Options struct {
 	// MaxEventBytes bounds the size of one event (a ProfileChunk or a
 	// screenshot can be megabytes); default 1 GiB.
 	MaxEventBytes int
+	// KeepArgs keeps the raw JSON args of the kept events in
+	// Profile.EventArgs, for writing the trace out again (DevTools' handlers
+	// need them). It costs memory; analyses do not need it.
+	KeepArgs bool
 }
 
 // Sniff reports whether the start of a decompressed input looks like a trace:
@@ -91,6 +95,7 @@ func Parse(r io.Reader, opts Options) (*profile.Profile, error) {
 		boundsMax: math.Inf(-1),
 	}
 	rd.s.MaxDepth = jsonscan.DefaultMaxDepth
+	rd.keepArgs = opts.KeepArgs
 	rd.buf = rd.buf[:cap(rd.buf)]
 	if err := rd.run(); err != nil {
 		return nil, err
@@ -159,6 +164,8 @@ type reader struct {
 	procName map[profile.StringID]string
 	events   eventStore
 	traceIDs map[int]int64 // event index → sample trace id
+	keepArgs bool
+	args     map[int][]byte // event index → raw args (KeepArgs)
 	open     []openB
 	nEvents  int // array elements seen
 
@@ -747,6 +754,7 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 			ph = 'X'
 			r.open = append(r.open, openB{event: r.events.len(), name: e.name, cat: e.cat, hasName: e.hasName, hasCat: e.hasCat})
 		}
+		r.saveArgs(data, e)
 		r.keep(rawEvent{thread: t, name: e.name, cat: e.cat, ph: ph, ts: e.ts, dur: dur}, e.traceID)
 	case 'E':
 		if len(r.open) == 0 {
@@ -815,6 +823,17 @@ func (r *reader) isUMA(name profile.StringID) bool {
 		}
 	}
 	return r.uma[name] == 1
+}
+
+// saveArgs records the raw args of the event about to be kept (KeepArgs).
+func (r *reader) saveArgs(data []byte, e *ev) {
+	if !r.keepArgs || e.args1 <= e.args0 {
+		return
+	}
+	if r.args == nil {
+		r.args = map[int][]byte{}
+	}
+	r.args[int(r.events.len())] = bytes.Clone(data[e.args0:e.args1])
 }
 
 // keep appends an event and its sample trace id, if any.
@@ -906,6 +925,7 @@ func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error 
 	if name == "CpuProfile" {
 		// DevTools treats the X event as an entry of its thread too.
 		t := r.thread(e.pid, e.tid)
+		r.saveArgs(data, e)
 		r.keep(rawEvent{thread: t, name: e.name, cat: e.cat, ph: 'X', ts: e.ts, dur: e.dur}, e.traceID)
 	}
 	id := e.id

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/totals"
 	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/format/folded"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/profile"
@@ -26,18 +27,21 @@ Formats written so far:
                selects, or the only one. A call graph (XS) is made acyclic
                first the way XS does it (back edges of a depth-first walk
                from the root are dropped); the count is reported on stderr.
+  trace        Chrome trace JSON (*.trace.json): every selected thread's
+               Profile/ProfileChunk events and its kept trace events with
+               their args; DevTools reads it into the same ProfileCalls.
   folded       folded stacks ("frame;frame;frame weight", root first) with
                weights in ns, after --view, --from/--until (--to names the
                format here) and the transforms; with several threads each
                stack starts with its thread.
 `
 
-var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded"}
+var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded", "trace": ".trace.json"}
 
 func runConvert(e *env, args []string) error {
 	fs := newFlags("convert")
 	common := addCommonFlags(fs)
-	to := fs.String("to", "", "output `FORMAT`: cpuprofile or folded")
+	to := fs.String("to", "", "output `FORMAT`: cpuprofile, trace or folded")
 	transform := addTransformFlags(fs) // the range ends with --until here
 	out := fs.String("o", "-", "output file (`OUT`); - for standard output")
 	name, err := parseFlags(e, fs, convertUsage, args)
@@ -57,9 +61,9 @@ func runConvert(e *env, args []string) error {
 		}
 	}
 	if _, ok := writers[format]; !ok {
-		return usagef("unknown --to %q; want cpuprofile or folded (other formats are not written yet)", format)
+		return usagef("unknown --to %q; want cpuprofile, trace or folded (other formats are not written yet)", format)
 	}
-	l, err := load(e, name, loadOptions{common: common})
+	l, err := load(e, name, loadOptions{common: common, keepArgs: format == "trace"})
 	if err != nil {
 		return err
 	}
@@ -68,8 +72,18 @@ func runConvert(e *env, args []string) error {
 		return err
 	}
 	return writeOutput(*out, e.stdout, func(w io.Writer) error {
-		if format == "folded" {
+		switch format {
+		case "folded":
 			return writeFolded(w, l, &vo)
+		case "trace":
+			if !vo.IsZero() {
+				return usagef("a trace is written whole: --view, --from/--until and the transforms apply to folded output")
+			}
+			ids := make([]profile.ThreadID, len(l.threads))
+			for i, ta := range l.threads {
+				ids[i] = ta.id
+			}
+			return chrometrace.Write(w, l.profile, chrometrace.WriteOptions{Threads: ids})
 		}
 		return writeCPUProfile(e, w, l, name, &vo)
 	})

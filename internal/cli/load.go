@@ -46,6 +46,7 @@ type loadOptions struct {
 	common  *commonFlags
 	// transform is nil for commands without view, range or transform flags.
 	transform *transformFlags
+	keepArgs  bool // keep trace events' args (to write a trace again)
 }
 
 // commonFlags are the flags every analysing command takes.
@@ -107,6 +108,7 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	defer prog.stop()
 	fo := format.Options{}
 	fo.Input.Progress = prog.setRead
+	fo.Trace.KeepArgs = opts.keepArgs
 	p, err := format.ReadFile(name, e.stdin, fo)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,234 @@
+package chrometrace
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/jsprof/jsprof/internal/jsonw"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// WriteOptions controls Write. The zero value writes every thread.
+type WriteOptions struct {
+	Threads []profile.ThreadID // nil: all
+}
+
+// chunkSamples is how many samples a ProfileChunk carries (V8 flushes every
+// 100 samples).
+const chunkSamples = 100
+
+// Write writes the profile as a Chrome trace. Read it with
+// Options.KeepArgs so that events keep their args: DevTools' handlers
+// expect them. Write (JSON object with traceEvents)
+// that DevTools reads into the same ProfileCalls: for each thread its
+// process and thread names, a Profile event, ProfileChunk events with its
+// nodes (parent-linked), samples, time deltas, lines, columns and trace ids,
+// and the thread's kept trace events (complete events, with B/E pairs as X,
+// and instants with their sample trace id). A trace that DevTools did not
+// take as generic gets a TracingStartedInBrowser event naming each process
+// (DevTools drops processes without a URL from non-generic traces).
+func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
+	ids := opts.Threads
+	if ids == nil {
+		for i := range p.Threads {
+			ids = append(ids, profile.ThreadID(i))
+		}
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var b []byte
+	first := true
+	emit := func() {
+		if !first {
+			bw.WriteString(",\n")
+		}
+		first = false
+		bw.Write(b)
+		b = b[:0]
+	}
+	bw.WriteString(`{"traceEvents":[` + "\n")
+	var pids []int64
+	var minTs profile.Time
+	for k, t := range ids {
+		th := &p.Threads[t]
+		if !slices.Contains(pids, th.PID) {
+			pids = append(pids, th.PID)
+		}
+		if k == 0 || th.Start < minTs {
+			minTs = th.Start
+		}
+		if th.Events.Len() > 0 && (k == 0 || p.Events[th.Events.Start].Start < minTs) {
+			minTs = min(minTs, p.Events[th.Events.Start].Start)
+		}
+	}
+	if !p.Generic && len(ids) > 0 {
+		b = fmt.Appendf(b, `{"name":"TracingStartedInBrowser","ph":"I","s":"t","cat":"disabled-by-default-devtools.timeline","pid":%d,"tid":%d,"ts":`, pids[0], p.Threads[ids[0]].TID)
+		b = jsonw.Micros(b, int64(minTs))
+		b = append(b, `,"args":{"data":{"frames":[`...)
+		for i, pid := range pids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"frame":"jsprof-%d","name":"","processId":%d,"url":"about:blank"}`, pid, pid)
+		}
+		b = append(b, "]}}}"...)
+		emit()
+	}
+	for k, t := range ids {
+		th := &p.Threads[t]
+		head := fmt.Appendf(nil, `"pid":%d,"tid":%d`, th.PID, th.TID)
+		if th.ProcessName != "" {
+			b = fmt.Appendf(b, `{"name":"process_name","ph":"M","cat":"__metadata",%s,"args":{"name":`, head)
+			b = jsonw.String(b, th.ProcessName)
+			b = append(b, "}}"...)
+			emit()
+		}
+		if th.Name != "" {
+			b = fmt.Appendf(b, `{"name":"thread_name","ph":"M","cat":"__metadata",%s,"args":{"name":`, head)
+			b = jsonw.String(b, th.Name)
+			b = append(b, "}}"...)
+			emit()
+		}
+		id := th.ProfileID
+		if id == "" {
+			id = "0x" + strconv.Itoa(k+1)
+		}
+		idJSON := jsonw.String(nil, id)
+		b = fmt.Appendf(b, `{"name":"Profile","ph":"P","cat":"disabled-by-default-v8.cpu_profiler","id":%s,%s,"ts":`, idJSON, head)
+		b = jsonw.Micros(b, int64(th.Start))
+		b = append(b, `,"args":{"data":{"startTime":`...)
+		b = jsonw.Micros(b, int64(th.Start))
+		b = append(b, "}}}"...)
+		emit()
+		// Chunks: the nodes with the first, then samples 100 at a time.
+		ss := p.ThreadSamples(t)
+		prev := th.Start
+		for c := 0; c == 0 || c < len(ss.Node); c += chunkSamples {
+			end := min(c+chunkSamples, len(ss.Node))
+			b = fmt.Appendf(b, `{"name":"ProfileChunk","ph":"P","cat":"disabled-by-default-v8.cpu_profiler","id":%s,%s,"ts":`, idJSON, head)
+			b = jsonw.Micros(b, int64(th.Start))
+			b = append(b, `,"args":{"data":{"cpuProfile":{`...)
+			if c == 0 {
+				b = appendNodes(b, p, th)
+				b = append(b, ',')
+				b = appendTraceIDs(b, p, t)
+			}
+			b = append(b, `"samples":[`...)
+			for i := c; i < end; i++ {
+				if i > c {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, p.Nodes[ss.Node[i]].InputID, 10)
+			}
+			b = append(b, `]},"timeDeltas":[`...)
+			for i := c; i < end; i++ {
+				if i > c {
+					b = append(b, ',')
+				}
+				b = jsonw.Micros(b, int64(ss.Time[i]-prev))
+				prev = ss.Time[i]
+			}
+			b = append(b, ']')
+			if ss.Line != nil {
+				b = append(b, `,"lines":[`...)
+				for i := c; i < end; i++ {
+					if i > c {
+						b = append(b, ',')
+					}
+					b = strconv.AppendInt(b, int64(ss.Line[i]), 10)
+				}
+				b = append(b, `],"columns":[`...)
+				for i := c; i < end; i++ {
+					if i > c {
+						b = append(b, ',')
+					}
+					b = strconv.AppendInt(b, int64(ss.Column[i]), 10)
+				}
+				b = append(b, ']')
+			}
+			b = append(b, "}}}"...)
+			emit()
+		}
+		for i := th.Events.Start; i < th.Events.End; i++ {
+			e := &p.Events[i]
+			b = append(b, `{"name":`...)
+			b = jsonw.String(b, p.Str(e.Name))
+			b = append(b, `,"cat":`...)
+			b = jsonw.String(b, p.Str(e.Cat))
+			b = fmt.Appendf(b, `,"ph":"%c",%s,"ts":`, e.Phase, head)
+			b = jsonw.Micros(b, int64(e.Start))
+			if e.Phase == 'X' {
+				b = append(b, `,"dur":`...)
+				b = jsonw.Micros(b, int64(e.Dur))
+			} else {
+				b = append(b, `,"s":"t"`...)
+			}
+			if p.EventArgs != nil && p.EventArgs[i] != nil {
+				b = append(b, `,"args":`...)
+				b = append(b, p.EventArgs[i]...)
+				b = append(b, '}')
+			} else {
+				// Without the args (see chrometrace.Options.KeepArgs), an
+				// empty data object keeps DevTools' handlers from failing
+				// on the commonest ones.
+				b = append(b, `,"args":{"data":{`...)
+				if e.SampleTraceID != 0 {
+					b = fmt.Appendf(b, `"sampleTraceId":%d`, e.SampleTraceID)
+				}
+				b = append(b, "}}}"...)
+			}
+			emit()
+		}
+	}
+	bw.WriteString("\n]}\n")
+	return bw.Flush()
+}
+
+// appendNodes appends "nodes":[…] with parent links, as trace chunks have them.
+func appendNodes(b []byte, p *profile.Profile, th *profile.Thread) []byte {
+	b = append(b, `"nodes":[`...)
+	for n := profile.NodeID(th.Nodes.Start); n < profile.NodeID(th.Nodes.End); n++ {
+		nd := &p.Nodes[n]
+		f := &p.Frames[nd.Frame]
+		if n > profile.NodeID(th.Nodes.Start) {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = strconv.AppendInt(b, nd.InputID, 10)
+		if nd.Parent != profile.NoNode {
+			b = append(b, `,"parent":`...)
+			b = strconv.AppendInt(b, p.Nodes[nd.Parent].InputID, 10)
+		}
+		b = append(b, `,"callFrame":{"functionName":`...)
+		b = jsonw.String(b, p.Str(f.Name))
+		b = append(b, `,"scriptId":`...)
+		b = jsonw.String(b, p.Str(f.ScriptID))
+		b = append(b, `,"url":`...)
+		b = jsonw.String(b, p.Str(f.URL))
+		b = fmt.Appendf(b, `,"lineNumber":%d,"columnNumber":%d`, f.Line, f.Column)
+		if f.CodeType != 0 {
+			b = append(b, `,"codeType":`...)
+			b = jsonw.String(b, p.Str(f.CodeType))
+		}
+		b = append(b, "}}"...)
+	}
+	return append(b, ']')
+}
+
+func appendTraceIDs(b []byte, p *profile.Profile, t profile.ThreadID) []byte {
+	b = append(b, `"trace_ids":{`...)
+	n := 0
+	for _, x := range p.TraceIDs {
+		if x.Thread != t {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `"%d":%d`, x.ID, p.Nodes[x.Node].InputID)
+		n++
+	}
+	return append(b, "},"...)
+}
