@@ -9,13 +9,14 @@ import (
 	"io"
 
 	"github.com/jsprof/jsprof/format/chrometrace"
+	"github.com/jsprof/jsprof/format/folded"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/profile"
 )
 
 // Supported lists the input formats Parse reads, for error messages.
-const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs) or a Chrome trace (JSON array or object with traceEvents)"
+const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs), a Chrome trace (JSON array or object with traceEvents) or folded stacks"
 
 // Options controls Parse. The zero value means defaults.
 type Options struct {
@@ -70,6 +71,9 @@ func Parse(data []byte, opts Options) (*profile.Profile, error) {
 		// A .cpuprofile, or an object that is neither: the reader says what
 		// is wrong with it, which helps more than "unrecognized".
 		return v8.ParseBytes(data, opts.V8Limits)
+	}
+	if folded.Sniff(trimmed) {
+		return folded.ParseProfile(bytes.NewReader(data))
 	}
 	return nil, &profile.ParseError{Offset: int64(len(data) - len(trimmed)), Err: fmt.Errorf("%w: want %s", profile.ErrUnrecognized, Supported)}
 }

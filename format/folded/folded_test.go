@@ -75,3 +75,46 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// Folded stacks read back into a profile whose functions keep their self
+// and total times exactly.
+func TestParseProfileRoundTrip(t *testing.T) {
+	p, err := format.ReadFile("../../testdata/node/recursion.cpuprofile", nil, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := calls.NewTimeline(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := folded.NewWriter(p)
+	view.Stacks(tl, view.Options{}, func(s view.Stack) { fw.Add(s.Frames, s.Weight) })
+	var out strings.Builder
+	fw.WriteTo(&out)
+	q, err := folded.ParseProfile(strings.NewReader(out.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tq, err := calls.NewTimeline(q, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, got := calltree.Build(tl), calltree.Build(tq)
+	type st struct{ self, total int64 }
+	byLabel := func(tr *calltree.Tree) map[string]st {
+		m := map[string]st{}
+		for _, f := range tr.Funcs {
+			m[folded.Label(tr.Profile, &tr.Profile.Frames[f.Frame])] = st{int64(f.Self), int64(f.Total)}
+		}
+		return m
+	}
+	w, g := byLabel(want), byLabel(got)
+	for k, v := range w {
+		if g[k] != v {
+			t.Errorf("%s: after folding %+v, before %+v", k, g[k], v)
+		}
+	}
+	if !folded.Sniff([]byte(out.String())) || folded.Sniff([]byte(`{"nodes":[]}`)) {
+		t.Error("Sniff")
+	}
+}
