@@ -10,13 +10,14 @@ import (
 
 	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/format/folded"
+	"github.com/jsprof/jsprof/format/pprof"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/profile"
 )
 
 // Supported lists the input formats Parse reads, for error messages.
-const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs), a Chrome trace (JSON array or object with traceEvents) or folded stacks"
+const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs), a Chrome trace (JSON array or object with traceEvents), pprof or folded stacks"
 
 // Options controls Parse. The zero value means defaults.
 type Options struct {
@@ -74,6 +75,9 @@ func Parse(data []byte, opts Options) (*profile.Profile, error) {
 	}
 	if folded.Sniff(trimmed) {
 		return folded.ParseProfile(bytes.NewReader(data))
+	}
+	if p, err := pprof.Parse(bytes.NewReader(data)); err == nil {
+		return p, nil
 	}
 	return nil, &profile.ParseError{Offset: int64(len(data) - len(trimmed)), Err: fmt.Errorf("%w: want %s", profile.ErrUnrecognized, Supported)}
 }

@@ -11,6 +11,9 @@ command -v node >/dev/null || { echo "scripts/test.sh: node is not on PATH (the 
 echo "== installing the reference engine (tools/oracle)"
 bash tools/oracle/install.sh
 
+echo "== installing headless Chromium for the browser tests (tools/browser)"
+bash tools/browser/install.sh
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './tools/*'))
 if [ -n "$unformatted" ]; then

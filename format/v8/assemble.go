@@ -64,6 +64,7 @@ func (a *Assembler) ReadNodes(s *jsonscan.Scanner, base int64, prefix string) er
 		if err := p.parseNode(); err != nil {
 			return rebase(err, base)
 		}
+		p.nodes[len(p.nodes)-1].off += base // errors found later point into the file
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/format/folded"
+	"github.com/jsprof/jsprof/format/pprof"
+	"github.com/jsprof/jsprof/format/svg"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -30,18 +32,22 @@ Formats written so far:
   trace        Chrome trace JSON (*.trace.json): every selected thread's
                Profile/ProfileChunk events and its kept trace events with
                their args; DevTools reads it into the same ProfileCalls.
+  pprof        pprof protobuf (gzip; sample values: count and CPU ns; lines
+               1-based), for go tool pprof; after the view and transforms.
+  svg          a self-contained SVG flame graph (icicle) of one thread,
+               coloured by category, with hover titles and click-to-zoom.
   folded       folded stacks ("frame;frame;frame weight", root first) with
                weights in ns, after --view, --from/--until (--to names the
                format here) and the transforms; with several threads each
                stack starts with its thread.
 `
 
-var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded", "trace": ".trace.json"}
+var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded", "trace": ".trace.json", "pprof": ".pb", "svg": ".svg"}
 
 func runConvert(e *env, args []string) error {
 	fs := newFlags("convert")
 	common := addCommonFlags(fs)
-	to := fs.String("to", "", "output `FORMAT`: cpuprofile, trace or folded")
+	to := fs.String("to", "", "output `FORMAT`: cpuprofile, trace, pprof, svg or folded")
 	transform := addTransformFlags(fs) // the range ends with --until here
 	out := fs.String("o", "-", "output file (`OUT`); - for standard output")
 	name, err := parseFlags(e, fs, convertUsage, args)
@@ -61,7 +67,7 @@ func runConvert(e *env, args []string) error {
 		}
 	}
 	if _, ok := writers[format]; !ok {
-		return usagef("unknown --to %q; want cpuprofile, trace or folded (other formats are not written yet)", format)
+		return usagef("unknown --to %q; want cpuprofile, trace, pprof, svg or folded (other formats are not written yet)", format)
 	}
 	l, err := load(e, name, loadOptions{common: common, keepArgs: format == "trace"})
 	if err != nil {
@@ -71,17 +77,25 @@ func runConvert(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(*out, e.stdout, func(w io.Writer) error {
+	// pprof is gzip-compressed by its own writer.
+	return writeOutput(*out, e.stdout, format != "pprof", func(w io.Writer) error {
+		ids := make([]profile.ThreadID, len(l.threads))
+		for i, ta := range l.threads {
+			ids[i] = ta.id
+		}
 		switch format {
 		case "folded":
 			return writeFolded(w, l, &vo)
+		case "pprof":
+			return pprof.Write(w, l.profile, pprof.Options{Threads: ids, View: vo})
+		case "svg":
+			if len(ids) != 1 {
+				return usagef("an SVG flame graph shows one thread: pick one with --thread")
+			}
+			return svg.Write(w, l.profile, svg.Options{Thread: ids[0], View: vo, Title: name})
 		case "trace":
 			if !vo.IsZero() {
 				return usagef("a trace is written whole: --view, --from/--until and the transforms apply to folded output")
-			}
-			ids := make([]profile.ThreadID, len(l.threads))
-			for i, ta := range l.threads {
-				ids[i] = ta.id
 			}
 			return chrometrace.Write(w, l.profile, chrometrace.WriteOptions{Threads: ids})
 		}
@@ -134,8 +148,8 @@ func writeCPUProfile(e *env, w io.Writer, l *loaded, name string, vo *view.Optio
 }
 
 // writeOutput runs write on the named output ("-": stdout), gzip-compressed
-// when the name ends in .gz.
-func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) error {
+// when the name ends in .gz and gz allows it.
+func writeOutput(out string, stdout io.Writer, gz bool, write func(io.Writer) error) error {
 	var w io.Writer = stdout
 	var closers []io.Closer
 	if out != "-" {
@@ -146,7 +160,7 @@ func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) erro
 		w = f
 		closers = append(closers, f)
 	}
-	if strings.HasSuffix(out, ".gz") {
+	if gz && strings.HasSuffix(out, ".gz") {
 		zw := gzip.NewWriter(w)
 		w = zw
 		closers = append([]io.Closer{zw}, closers...)

@@ -51,6 +51,7 @@ type loadOptions struct {
 
 // commonFlags are the flags every analysing command takes.
 type commonFlags struct {
+	maxInput      *string
 	thread        *string
 	showAllEvents *bool
 	traceIDFake   *bool
@@ -58,7 +59,8 @@ type commonFlags struct {
 
 func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 	return &commonFlags{
-		thread: fs.String("thread", "", "only the threads matching `SEL`: pid:tid, or a thread name (all threads by default)"),
+		maxInput: fs.String("max-input", "", "largest decompressed input to read, e.g. `4G` or 512M (default 64G; gzip that expands over 200× stops unless this is set)"),
+		thread:   fs.String("thread", "", "only the threads matching `SEL`: pid:tid, or a thread name (all threads by default)"),
 		showAllEvents: fs.Bool("show-all-events", false,
 			"keep the \"native V8Runtime\" frames DevTools drops from trace calls, and show every flame-chart entry"),
 		traceIDFake: fs.Bool("trace-id-fake-mode", false,
@@ -109,6 +111,13 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	fo := format.Options{}
 	fo.Input.Progress = prog.setRead
 	fo.Trace.KeepArgs = opts.keepArgs
+	if c := opts.common; c != nil && *c.maxInput != "" {
+		n, err := parseSize(*c.maxInput)
+		if err != nil {
+			return nil, usagef("--max-input: %v", err)
+		}
+		fo.Input.MaxBytes = n
+	}
 	p, err := format.ReadFile(name, e.stdin, fo)
 	if err != nil {
 		return nil, err
@@ -169,3 +178,27 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 }
 
 func (l *loaded) thread(ta *threadAnalysis) *profile.Thread { return &l.profile.Threads[ta.id] }
+
+// parseSize parses a byte count with an optional K, M, G or T suffix
+// (powers of 1024).
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	t := strings.TrimSuffix(strings.ToUpper(s), "B")
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			mult, t = 1<<10, t[:n-1]
+		case 'M':
+			mult, t = 1<<20, t[:n-1]
+		case 'G':
+			mult, t = 1<<30, t[:n-1]
+		case 'T':
+			mult, t = 1<<40, t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 || v*float64(mult) > 1<<62 {
+		return 0, fmt.Errorf("want a size such as 512M or 4G, got %q", s)
+	}
+	return int64(v * float64(mult)), nil
+}

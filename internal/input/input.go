@@ -23,6 +23,17 @@ const DefaultMaxBytes = 64 << 30
 // ErrTooLarge is returned when an input exceeds its size limit.
 var ErrTooLarge = errors.New("input exceeds the size limit")
 
+// MaxRatio is the largest gzip expansion accepted once the output passes
+// RatioFloor: real profiles and traces compress 5 to 40 times, a gzip bomb
+// a thousand times.
+const (
+	MaxRatio   = 200
+	RatioFloor = 256 << 20
+)
+
+// ErrBomb is returned when gzip input expands more than MaxRatio times.
+var ErrBomb = errors.New("gzip input expands suspiciously (a gzip bomb?)")
+
 // Options controls reading. The zero value reads up to DefaultMaxBytes.
 type Options struct {
 	MaxBytes int64            // decompressed size limit; 0 means DefaultMaxBytes
@@ -107,7 +118,7 @@ func open(r io.Reader, sizeHint int64, c io.Closer, opts Options) (*Stream, erro
 			return nil, fmt.Errorf("reading gzip header: %w", err)
 		}
 		s.closers = append(s.closers, zr)
-		src = &gzipErrors{r: zr}
+		src = &bombGuard{r: &gzipErrors{r: zr}, in: cr, explicit: opts.MaxBytes > 0}
 	}
 	if s.SizeHint > max {
 		s.SizeHint = max
@@ -173,6 +184,24 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.left -= int64(n)
 	l.read += int64(n)
+	return n, err
+}
+
+// bombGuard stops decompression whose output outgrows its input more than
+// MaxRatio times (past RatioFloor), unless the caller set its own size limit.
+type bombGuard struct {
+	r        io.Reader
+	in       *countingReader
+	out      int64
+	explicit bool
+}
+
+func (g *bombGuard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.out += int64(n)
+	if !g.explicit && g.out > RatioFloor && g.out > MaxRatio*max(g.in.n, 1) {
+		return n, fmt.Errorf("%w: %d bytes of gzip expanded to more than %d; pass --max-input to read it anyway", ErrBomb, g.in.n, g.out)
+	}
 	return n, err
 }
 
