@@ -67,7 +67,10 @@ func chunk(id string) string {
 }
 
 // Cases returns every hostile case. The big ones are tens of MB.
-func Cases() []Case {
+func Cases() []Case { return append(SmallCases(), bigCases()...) }
+
+// SmallCases returns the cases that are cheap to build (fuzz seeds).
+func SmallCases() []Case {
 	var cs []Case
 	add := func(name string, data []byte) { cs = append(cs, Case{Name: name, Data: data, MaxRSSMB: 256}) }
 	// Not a profile at all.
@@ -109,7 +112,23 @@ func Cases() []Case {
 	add("length-mismatch", cpuprofile(node(1, "(root)", `,"children":[2]`)+","+node(2, "a", ""), `,"samples":[2,2],"timeDeltas":[1]`))
 	add("negative-deltas", cpuprofile(node(1, "(root)", `,"children":[2]`)+","+node(2, "a", ""), `,"samples":[2,2,2],"timeDeltas":[5,-3,-1]`))
 	add("enormous-delta", cpuprofile(node(1, "(root)", `,"children":[2]`)+","+node(2, "a", ""), `,"samples":[2,2],"timeDeltas":[1,9007199254740991]`))
-	// Attacks on size and depth.
+	// Traces.
+	add("trace-unbalanced", []byte(`[`+profileEv+`,`+chunk("0x1")+`,{"name":"A","ph":"B","pid":1,"tid":1,"ts":1},{"name":"B","ph":"E","pid":1,"tid":1,"ts":2},{"name":"C","ph":"E","pid":1,"tid":1,"ts":3}]`))
+	add("trace-chunk-before-profile", []byte(`[`+chunk("0x1")+`,`+profileEv+`]`))
+	add("trace-two-profiles-same-id", []byte(`[`+profileEv+`,`+chunk("0x1")+`,`+profileEv+`,`+chunk("0x1")+`]`))
+	add("trace-chunk-unknown-profile", []byte(`[`+profileEv+`,`+chunk("0x1")+`,`+chunk("0x9")+`]`))
+	add("trace-no-profile", []byte(`[{"name":"A","ph":"X","pid":1,"tid":1,"ts":1,"dur":2}]`))
+	add("trace-truncated", []byte(`[`+profileEv+`,`+chunk("0x1")+`,{"name":"A","ph":"X","pid":1,"ti`))
+	add("trace-not-an-event", []byte(`[`+profileEv+`,42]`))
+	big := proftest.LargeCPUProfile(3, 2000, 2000)
+	add("generated-cut-in-half", big[:len(big)/2])
+	return cs
+}
+
+// bigCases returns the attacks on size and depth.
+func bigCases() []Case {
+	var cs []Case
+	add := func(name string, data []byte) { cs = append(cs, Case{Name: name, Data: data, MaxRSSMB: 256}) }
 	add("nesting-1e6", []byte(`{"nodes":`+strings.Repeat("[", 1_000_000)+strings.Repeat("]", 1_000_000)+"}"))
 	var deep strings.Builder
 	deep.WriteString(`{"nodes":[`)
@@ -139,15 +158,5 @@ func Cases() []Case {
 	cs = append(cs, Case{Name: "string-50MB", Data: []byte(strings.Replace(small, `"main"`, `"`+strings.Repeat("m", 50<<20)+`"`, 1)), MaxRSSMB: 512})
 	cs = append(cs, Case{Name: "gzip-bomb", Data: bomb(2 << 30), MaxRSSMB: 1024})
 	cs = append(cs, Case{Name: "gzip-bomb-under-limit", Data: bomb(64 << 20), Args: []string{"--max-input", "16M"}, MaxRSSMB: 256})
-	// Traces.
-	add("trace-unbalanced", []byte(`[`+profileEv+`,`+chunk("0x1")+`,{"name":"A","ph":"B","pid":1,"tid":1,"ts":1},{"name":"B","ph":"E","pid":1,"tid":1,"ts":2},{"name":"C","ph":"E","pid":1,"tid":1,"ts":3}]`))
-	add("trace-chunk-before-profile", []byte(`[`+chunk("0x1")+`,`+profileEv+`]`))
-	add("trace-two-profiles-same-id", []byte(`[`+profileEv+`,`+chunk("0x1")+`,`+profileEv+`,`+chunk("0x1")+`]`))
-	add("trace-chunk-unknown-profile", []byte(`[`+profileEv+`,`+chunk("0x1")+`,`+chunk("0x9")+`]`))
-	add("trace-no-profile", []byte(`[{"name":"A","ph":"X","pid":1,"tid":1,"ts":1,"dur":2}]`))
-	add("trace-truncated", []byte(`[`+profileEv+`,`+chunk("0x1")+`,{"name":"A","ph":"X","pid":1,"ti`))
-	add("trace-not-an-event", []byte(`[`+profileEv+`,42]`))
-	big := proftest.LargeCPUProfile(3, 2000, 2000)
-	add("generated-cut-in-half", big[:len(big)/2])
 	return cs
 }
