@@ -11,6 +11,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/totals"
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format/chrometrace"
+	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/format/folded"
 	"github.com/jsprof/jsprof/format/pprof"
 	"github.com/jsprof/jsprof/format/svg"
@@ -34,6 +35,10 @@ Formats written so far:
                their args; DevTools reads it into the same ProfileCalls.
   pprof        pprof protobuf (gzip; sample values: count and CPU ns; lines
                1-based), for go tool pprof; after the view and transforms.
+  firefox      Firefox Profiler processed profile (version 75; *.firefox.json),
+               one thread per selected thread, samples at their own times
+               (no re-sampling), jsprof's categories and colours, after the
+               view and transforms; loads in the Firefox Profiler.
   svg          a self-contained SVG flame graph (icicle) of one thread,
                coloured by category, with hover titles and click-to-zoom.
   folded       folded stacks ("frame;frame;frame weight", root first) with
@@ -42,12 +47,13 @@ Formats written so far:
                stack starts with its thread.
 `
 
-var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded", "trace": ".trace.json", "pprof": ".pb", "svg": ".svg"}
+var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded", "trace": ".trace.json", "pprof": ".pb",
+	"svg": ".svg", "firefox": ".firefox.json"}
 
 func runConvert(e *env, args []string) error {
 	fs := newFlags("convert")
 	common := addCommonFlags(fs)
-	to := fs.String("to", "", "output `FORMAT`: cpuprofile, trace, pprof, svg or folded")
+	to := fs.String("to", "", "output `FORMAT`: cpuprofile, trace, firefox, pprof, svg or folded")
 	transform := addTransformFlags(fs) // the range ends with --until here
 	out := fs.String("o", "-", "output file (`OUT`); - for standard output")
 	name, err := parseFlags(e, fs, convertUsage, args)
@@ -67,7 +73,7 @@ func runConvert(e *env, args []string) error {
 		}
 	}
 	if _, ok := writers[format]; !ok {
-		return usagef("unknown --to %q; want cpuprofile, trace, pprof, svg or folded (other formats are not written yet)", format)
+		return usagef("unknown --to %q; want cpuprofile, trace, firefox, pprof, svg or folded (speedscope is not written yet)", format)
 	}
 	l, err := load(e, name, loadOptions{common: common, keepArgs: format == "trace"})
 	if err != nil {
@@ -88,6 +94,8 @@ func runConvert(e *env, args []string) error {
 			return writeFolded(w, l, &vo)
 		case "pprof":
 			return pprof.Write(w, l.profile, pprof.Options{Threads: ids, View: vo})
+		case "firefox":
+			return firefox.Write(w, l.profile, firefox.Options{Threads: ids, View: vo})
 		case "svg":
 			if len(ids) != 1 {
 				return usagef("an SVG flame graph shows one thread: pick one with --thread")

@@ -1,0 +1,816 @@
+// Package firefox writes the Firefox Profiler's processed profile format, the
+// JSON that profiler.firefox.com opens and its profiler-cli loads
+// (https://github.com/firefox-devtools/profiler, src/types/profile.ts;
+// the format's history is in its processed-profile-versioning upgraders).
+//
+// The version written is ProcessedVersion, the PROCESSED_PROFILE_VERSION of
+// npm @firefox-devtools/profiler-cli 0.10.0 (tools/firefox pins it, and the
+// tests load every output with it). In that version:
+//
+//   - The tables are shared by all threads under "shared": stringArray,
+//     funcTable, frameTable, stackTable, resourceTable, sources,
+//     nativeSymbols and sourceLocationTable, each a struct of arrays with a
+//     length. Optional columns are not nullable: a "flags" bit says whether
+//     a row has a value (frameTable: 4 category, 16 line, 32 column;
+//     funcTable: 1 isJS, 2 relevantForJS, 4 resource, 8 source, 16 line,
+//     32 column), and absent values are written as 0.
+//   - stackTable has frame and prefixOffset: 0 for a root, otherwise the
+//     stack's index minus its prefix's index (prefixes come first).
+//   - Each thread has its samples (stack, time, weight, weightType) and an
+//     empty marker table.
+//
+// What jsprof puts in it:
+//
+//   - One thread per profiled thread (pid and tid as strings; one main
+//     thread per process), one sample per jsprof sample that the view keeps,
+//     at its time (no re-sampling), with its stack under Options.View
+//     (analysis/view: root first, event frames of a trace thread included)
+//     and weightType "tracing-ms": the weight is the sample's duration in ms
+//     (each sample lasts until the next; the last one an average interval;
+//     the view's range clips them), so that per-function self and total time
+//     in the Firefox Profiler equal jsprof's. Samples the view leaves with no
+//     frame have a null stack; samples of no duration, or outside the range,
+//     or removed by a transform, are not written (they weigh nothing in
+//     jsprof's trees either).
+//   - Times are ms from the earliest sample written (meta.startTime is 0), as
+//     exact decimals of jsprof's integer nanoseconds.
+//   - meta.interval is the median sample interval in ms; meta.categories are
+//     the profile's categories (profile.Category), colours and subcategories
+//     included.
+//   - A function (funcTable row) is a profile.FunctionKey: name, URL, line and
+//     column, 1-based in the output. isJS is set for JS frames, relevantForJS
+//     from view.RelevantForJS. URLs become resources the way the Profiler's
+//     own Chrome importer makes them (an http(s) origin is a "webhost"
+//     resource, any other URL a "url" resource) and sources (filename).
+//   - A frame has its function's category (analysis/category rule 2; a trace
+//     event frame the category of its event rule, else Other), except a
+//     sample's leaf frame, which has the sample's category
+//     (Profile.Samples.Category from category.Assign, computed here when
+//     absent), so that the Profiler's category breakdown is jsprof's.
+//
+// Unlike other format packages, this one imports analysis/calls, view and
+// category: what it writes is a view of the samples, not the input's tables.
+package firefox
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/analysis/category"
+	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/internal/jsonw"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// ProcessedVersion is the processed-profile format version written
+// (meta.preprocessedProfileVersion).
+const ProcessedVersion = 75
+
+// GeckoVersion is the Gecko profile format version of the same Profiler
+// release (meta.version).
+const GeckoVersion = 36
+
+// Options selects what Write writes. The zero value writes every thread in
+// the "all" view with no transform.
+type Options struct {
+	// Threads lists the threads to write, in order; nil means all.
+	Threads []profile.ThreadID
+	// View is the view and transforms applied to each sample's stack.
+	View view.Options
+}
+
+// Flags of funcTable rows.
+const (
+	funcIsJS          = 1
+	funcRelevantForJS = 2
+	funcHasResource   = 4
+	funcHasSource     = 8
+	funcHasLine       = 16
+	funcHasColumn     = 32
+)
+
+// Flags of frameTable rows.
+const (
+	frameHasCategory = 4
+	frameHasLine     = 16
+	frameHasColumn   = 32
+)
+
+// Resource types (resourceTable.type).
+const (
+	resourceWebhost = 3
+	resourceURL     = 5
+)
+
+// Write writes the selected threads of p as a processed profile. It adds the
+// event frames of trace threads to p (as analysis/view does) and otherwise
+// leaves p unchanged.
+//
+//  1. Build each thread's timeline (analysis/calls) and take the samples'
+//     categories (computing them when p has none).
+//  2. Walk each thread's stacks under the view, interning functions, frames
+//     and stacks into the shared tables and keeping the samples' stack,
+//     time and weight.
+//  3. Write meta, the threads and the shared tables, streaming.
+func Write(w io.Writer, p *profile.Profile, opts Options) error {
+	ids := opts.Threads
+	if ids == nil {
+		ids = make([]profile.ThreadID, len(p.Threads))
+		for i := range ids {
+			ids[i] = profile.ThreadID(i)
+		}
+	}
+	seen := make(map[profile.ThreadID]bool, len(ids))
+	for _, id := range ids {
+		if int(id) < 0 || int(id) >= len(p.Threads) {
+			return fmt.Errorf("no thread %d; the profile has %d", id, len(p.Threads))
+		}
+		if seen[id] {
+			return fmt.Errorf("thread %d selected twice", id)
+		}
+		seen[id] = true
+	}
+	tls := make([]*calls.Timeline, len(ids))
+	for i, id := range ids {
+		tl, err := calls.NewTimeline(p, id)
+		if err != nil {
+			return fmt.Errorf("thread %d: %w", id, err)
+		}
+		tls[i] = tl
+	}
+	cats := p.Samples.Category
+	subs := p.Samples.Subcategory
+	if len(cats) != p.Samples.Len() || len(subs) != p.Samples.Len() {
+		// Assign on a shallow copy: p keeps its (absent) sample categories.
+		q := *p
+		category.Assign(&q, tls)
+		cats, subs = q.Samples.Category, q.Samples.Subcategory
+	}
+	categories := p.Categories
+	if len(categories) == 0 {
+		categories = profile.DefaultCategories()
+	}
+
+	b := newBuilder(p, categories)
+	threads := make([]threadOut, len(ids))
+	origin, end, have := profile.Time(0), profile.Time(0), false
+	var intervals []profile.Time
+	for i, tl := range tls {
+		to := &threads[i]
+		until := b.samples(tl, opts.View, cats, subs, to)
+		for j := range len(tl.Samples) {
+			if d := tl.Times[j+1] - tl.Times[j]; d > 0 {
+				intervals = append(intervals, d)
+			}
+		}
+		if len(to.time) == 0 {
+			continue
+		}
+		if !have || to.time[0] < origin {
+			origin = to.time[0]
+		}
+		if !have || until > end {
+			end = until
+		}
+		have = true
+	}
+	interval := median(intervals)
+	if interval <= 0 {
+		interval = profile.Time(1e6) // 1 ms when there is nothing to measure
+	}
+
+	bw := bufio.NewWriterSize(w, 256<<10)
+	ww := &writer{bw: bw}
+	ww.meta(p, categories, interval, end-origin)
+	ww.b = append(ww.b, `,"libs":[],"pages":[],"threads":[`...)
+	mains := mainThreads(p, ids)
+	for i, id := range ids {
+		if i > 0 {
+			ww.b = append(ww.b, ',')
+		}
+		ww.thread(&p.Threads[id], mains[i], &threads[i], origin)
+	}
+	ww.b = append(ww.b, `],"shared":`...)
+	ww.shared(b)
+	ww.b = append(ww.b, "}\n"...)
+	ww.flush()
+	if ww.err != nil {
+		return ww.err
+	}
+	return bw.Flush()
+}
+
+// samples fills the samples table of the timeline's thread under vo and
+// returns the end of its time range (the end of the last sample, or the
+// range's end).
+func (b *builder) samples(tl *calls.Timeline, vo view.Options, cats []profile.CategoryID, subs []uint8, to *threadOut) profile.Time {
+	n := len(tl.Samples)
+	if n == 0 {
+		return 0
+	}
+	from, until := tl.Times[0]+vo.From, tl.Times[n]
+	if vo.To > 0 {
+		until = min(until, tl.Times[0]+vo.To)
+	}
+	base := int(b.p.Threads[tl.Thread].Samples.Start)
+	view.Stacks(tl, vo, func(s view.Stack) {
+		to.stack = append(to.stack, b.stack(s.Frames, cats[base+s.Sample], subs[base+s.Sample]))
+		to.time = append(to.time, max(tl.Times[s.Sample], from))
+		to.weight = append(to.weight, s.Weight)
+	})
+	return until
+}
+
+// threadOut is the samples table of one thread, before writing.
+type threadOut struct {
+	stack  []int32 // −1 for a null stack
+	time   []profile.Time
+	weight []profile.Time
+}
+
+// median returns the median of ds (the lower middle one for an even count),
+// or 0 for none. It sorts ds.
+func median(ds []profile.Time) profile.Time {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[(len(ds)-1)/2]
+}
+
+// mainThreads marks one main thread per process among the selected ones: a
+// Chrome main thread (CrRendererMain, CrBrowserMain, CrGpuMain), else the
+// thread whose tid is the pid, else the first one.
+func mainThreads(p *profile.Profile, ids []profile.ThreadID) []bool {
+	rank := func(th *profile.Thread) int {
+		switch {
+		case th.Name == "CrRendererMain" || th.Name == "CrBrowserMain" || th.Name == "CrGpuMain":
+			return 2
+		case th.TID == th.PID:
+			return 1
+		}
+		return 0
+	}
+	best := map[int64]int{} // pid → index into ids
+	for i, id := range ids {
+		th := &p.Threads[id]
+		j, ok := best[th.PID]
+		if !ok || rank(th) > rank(&p.Threads[ids[j]]) {
+			best[th.PID] = i
+		}
+	}
+	out := make([]bool, len(ids))
+	for _, i := range best {
+		out[i] = true
+	}
+	return out
+}
+
+// builder interns strings and builds the shared tables, column by column.
+type builder struct {
+	p          *profile.Profile
+	categories []profile.Category
+
+	// stringArray
+	strs  []string
+	strID map[string]int32
+
+	// funcTable, one row per profile.FunctionKey
+	funcFlags                     []uint8
+	funcName, funcResource        []int32
+	funcSource, funcLine, funcCol []int32
+	funcOf                        map[profile.FunctionKey]int32
+
+	// resourceTable (host −1 = null) and sources
+	resourceName, resourceHost []int32
+	resourceType               []uint8
+	resourceOf                 map[string]int32
+	sourceFile                 []int32
+	sourceOf                   map[profile.StringID]int32
+
+	// frameTable: one row per jsprof frame and category
+	frameFlags                    []uint8
+	frameCategoryCol, frameSubCol []uint8
+	frameFuncCol                  []int32
+	frameLine, frameColumn        []int32
+	frameVariant                  map[frameKey]int32 // rows not in the frame's own category
+	// Per FrameID caches: func+1, own category, row+1 in the own category.
+	frameFunc    []int32
+	frameCat     []frameCategory
+	frameDefault []int32
+
+	// stackTable (prefix −1 = root)
+	stackFrame, stackPrefix []int32
+	stackByHash             map[uint64]int32 // hash of a stack's frames → the stack
+	frames                  []int32          // scratch: the current sample's frame rows
+	hashes                  []uint64         // scratch: the hashes of its prefixes
+}
+
+type frameCategory struct {
+	ok  bool
+	cat profile.CategoryID
+	sub uint8
+}
+
+type frameKey struct {
+	frame profile.FrameID
+	cat   profile.CategoryID
+	sub   uint8
+}
+
+func newBuilder(p *profile.Profile, categories []profile.Category) *builder {
+	return &builder{
+		p:            p,
+		categories:   categories,
+		strID:        map[string]int32{},
+		funcOf:       map[profile.FunctionKey]int32{},
+		frameVariant: map[frameKey]int32{},
+		resourceOf:   map[string]int32{},
+		sourceOf:     map[profile.StringID]int32{},
+		stackByHash:  map[uint64]int32{},
+	}
+}
+
+func (b *builder) str(s string) int32 {
+	id, ok := b.strID[s]
+	if !ok {
+		id = int32(len(b.strs))
+		b.strs = append(b.strs, s)
+		b.strID[s] = id
+	}
+	return id
+}
+
+// grow makes the per-FrameID caches cover frames added to the profile since
+// (analysis/view adds event frames).
+func (b *builder) grow() {
+	if n := len(b.p.Frames); len(b.frameFunc) < n {
+		b.frameFunc = append(b.frameFunc, make([]int32, n-len(b.frameFunc))...)
+		b.frameCat = append(b.frameCat, make([]frameCategory, n-len(b.frameCat))...)
+		b.frameDefault = append(b.frameDefault, make([]int32, n-len(b.frameDefault))...)
+	}
+}
+
+// category returns frame f's own category: category rule 2 for functions,
+// the event rule (else Other) for trace event frames.
+func (b *builder) category(f profile.FrameID) (profile.CategoryID, uint8) {
+	fc := &b.frameCat[f]
+	if !fc.ok {
+		fr := &b.p.Frames[f]
+		if fr.Kind == profile.KindEvent {
+			c, sub, ok := category.Event(b.p, b.p.Str(fr.Name))
+			if !ok {
+				c, sub = profile.CatOther, 0
+			}
+			fc.cat, fc.sub = c, sub
+		} else {
+			fc.cat, fc.sub = category.Frame(b.p, fr)
+		}
+		if int(fc.cat) >= len(b.categories) {
+			fc.cat, fc.sub = b.fallbackCategory(), 0
+		}
+		fc.ok = true
+	}
+	return fc.cat, fc.sub
+}
+
+// fallbackCategory is the category of frames whose category is not in the
+// list: the first grey one (the Profiler's default category), else 0.
+func (b *builder) fallbackCategory() profile.CategoryID {
+	for i, c := range b.categories {
+		if c.Color == "grey" {
+			return profile.CategoryID(i)
+		}
+	}
+	return 0
+}
+
+// function returns the funcTable row of frame f.
+func (b *builder) function(f profile.FrameID) int32 {
+	if id := b.frameFunc[f]; id > 0 {
+		return id - 1
+	}
+	p := b.p
+	key := p.FunctionKey(f)
+	id, ok := b.funcOf[key]
+	if !ok {
+		fr := &p.Frames[f]
+		id = int32(len(b.funcName))
+		name := p.Str(fr.Name)
+		if name == "" {
+			name = "(anonymous)"
+		}
+		var flags uint8
+		if fr.Kind == profile.KindJS {
+			flags |= funcIsJS
+		}
+		if view.RelevantForJS(p, fr) {
+			flags |= funcRelevantForJS
+		}
+		res, src := int32(0), int32(0)
+		if fr.URL != 0 {
+			flags |= funcHasResource | funcHasSource
+			res, src = b.resource(p.Str(fr.URL)), b.source(fr.URL)
+		}
+		line, col := int32(0), int32(0)
+		if fr.Line >= 0 {
+			flags |= funcHasLine
+			line = fr.Line + 1
+			if fr.Column >= 0 {
+				flags |= funcHasColumn
+				col = fr.Column + 1
+			}
+		}
+		b.funcFlags = append(b.funcFlags, flags)
+		b.funcName = append(b.funcName, b.str(name))
+		b.funcResource = append(b.funcResource, res)
+		b.funcSource = append(b.funcSource, src)
+		b.funcLine = append(b.funcLine, line)
+		b.funcCol = append(b.funcCol, col)
+		b.funcOf[key] = id
+	}
+	b.frameFunc[f] = id + 1
+	return id
+}
+
+// resource returns the resource of a URL, as the Profiler's Chrome importer
+// makes them: one "webhost" resource per http(s) origin, one "url" resource
+// per other URL.
+func (b *builder) resource(u string) int32 {
+	key, host := u, ""
+	if pu, err := url.Parse(u); err == nil && (pu.Scheme == "http" || pu.Scheme == "https") && pu.Host != "" {
+		host = strings.ToLower(pu.Host)
+		if (pu.Scheme == "http" && strings.HasSuffix(host, ":80")) || (pu.Scheme == "https" && strings.HasSuffix(host, ":443")) {
+			host = host[:strings.LastIndexByte(host, ':')]
+		}
+		key = pu.Scheme + "://" + host
+	}
+	id, ok := b.resourceOf[key]
+	if !ok {
+		id = int32(len(b.resourceName))
+		b.resourceName = append(b.resourceName, b.str(key))
+		if host != "" {
+			b.resourceHost = append(b.resourceHost, b.str(host))
+			b.resourceType = append(b.resourceType, resourceWebhost)
+		} else {
+			b.resourceHost = append(b.resourceHost, -1)
+			b.resourceType = append(b.resourceType, resourceURL)
+		}
+		b.resourceOf[key] = id
+	}
+	return id
+}
+
+// source returns the sources row of a URL.
+func (b *builder) source(u profile.StringID) int32 {
+	id, ok := b.sourceOf[u]
+	if !ok {
+		id = int32(len(b.sourceFile))
+		b.sourceFile = append(b.sourceFile, b.str(b.p.Str(u)))
+		b.sourceOf[u] = id
+	}
+	return id
+}
+
+// frame returns the frameTable row of frame f with category c/sub.
+func (b *builder) frame(f profile.FrameID, c profile.CategoryID, sub uint8) int32 {
+	dc, dsub := b.category(f)
+	own := c == dc && sub == dsub
+	if own {
+		if id := b.frameDefault[f]; id > 0 {
+			return id - 1
+		}
+	} else if id, ok := b.frameVariant[frameKey{f, c, sub}]; ok {
+		return id
+	}
+	fn := b.function(f)
+	fr := &b.p.Frames[f]
+	id := int32(len(b.frameFuncCol))
+	flags := uint8(frameHasCategory)
+	line, col := int32(0), int32(0)
+	if fr.Line >= 0 {
+		flags |= frameHasLine
+		line = fr.Line + 1
+		if fr.Column >= 0 {
+			flags |= frameHasColumn
+			col = fr.Column + 1
+		}
+	}
+	b.frameFlags = append(b.frameFlags, flags)
+	b.frameCategoryCol = append(b.frameCategoryCol, uint8(c))
+	b.frameSubCol = append(b.frameSubCol, sub)
+	b.frameFuncCol = append(b.frameFuncCol, fn)
+	b.frameLine = append(b.frameLine, line)
+	b.frameColumn = append(b.frameColumn, col)
+	if own {
+		b.frameDefault[f] = id + 1
+	} else {
+		b.frameVariant[frameKey{f, c, sub}] = id
+	}
+	return id
+}
+
+// stack returns the stackTable row of a stack (root first) whose leaf has
+// the sample's category c/sub, or −1 for an empty stack.
+//
+// Every stack row is indexed by a hash of its frames from the root (FNV-1a
+// over frame rows; a hit is checked against the table), so a sample costs
+// one pass over its frames and, usually, one lookup: the longest known
+// prefix is searched from the leaf back, and only the rows after it are
+// added.
+func (b *builder) stack(frames []profile.FrameID, c profile.CategoryID, sub uint8) int32 {
+	if len(frames) == 0 {
+		return -1
+	}
+	b.grow()
+	if int(c) >= len(b.categories) {
+		c, sub = b.fallbackCategory(), 0
+	} else if int(sub) >= len(b.categories[c].Subcategories) {
+		sub = 0
+	}
+	b.frames, b.hashes = b.frames[:0], b.hashes[:0]
+	h := uint64(14695981039346656037)
+	for j, f := range frames {
+		var fr int32
+		if j == len(frames)-1 {
+			fr = b.frame(f, c, sub)
+		} else if id := b.frameDefault[f]; id > 0 {
+			fr = id - 1 // the row in the frame's own category
+		} else {
+			fc, fsub := b.category(f)
+			fr = b.frame(f, fc, fsub)
+		}
+		b.frames = append(b.frames, fr)
+		h = (h ^ uint64(uint32(fr))) * 1099511628211
+		b.hashes = append(b.hashes, h)
+	}
+	k, st := len(b.frames), int32(-1)
+	for ; k > 0; k-- {
+		if id, ok := b.stackByHash[b.hashes[k-1]]; ok && b.sameStack(id, b.frames[:k]) {
+			st = id
+			break
+		}
+	}
+	for j := k; j < len(b.frames); j++ {
+		id := int32(len(b.stackFrame))
+		b.stackFrame = append(b.stackFrame, b.frames[j])
+		b.stackPrefix = append(b.stackPrefix, st)
+		b.stackByHash[b.hashes[j]] = id
+		st = id
+	}
+	return st
+}
+
+// sameStack reports whether stack id has exactly the frames, root first.
+func (b *builder) sameStack(id int32, frames []int32) bool {
+	for j := len(frames) - 1; j >= 0; j-- {
+		if id < 0 || b.stackFrame[id] != frames[j] {
+			return false
+		}
+		id = b.stackPrefix[id]
+	}
+	return id < 0
+}
+
+// writer appends JSON to a buffer that it flushes to bw now and then.
+type writer struct {
+	bw  *bufio.Writer
+	b   []byte
+	err error
+}
+
+func (w *writer) flush() {
+	if w.err == nil {
+		_, w.err = w.bw.Write(w.b)
+	}
+	w.b = w.b[:0]
+}
+
+func (w *writer) maybeFlush() {
+	if len(w.b) > 128<<10 {
+		w.flush()
+	}
+}
+
+func (w *writer) key(k string) {
+	w.b = append(w.b, '"')
+	w.b = append(w.b, k...)
+	w.b = append(w.b, '"', ':')
+}
+
+// ints writes "key":[…] from n values.
+func ints[T ~int32 | ~uint8 | int64](w *writer, key string, vs []T) {
+	w.key(key)
+	w.b = append(w.b, '[')
+	for i, v := range vs {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = strconv.AppendInt(w.b, int64(v), 10)
+		w.maybeFlush()
+	}
+	w.b = append(w.b, ']', ',')
+}
+
+// nullableInts writes "key":[…] with −1 as null.
+func (w *writer) nullableInts(key string, vs []int32) {
+	w.key(key)
+	w.b = append(w.b, '[')
+	for i, v := range vs {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		if v < 0 {
+			w.b = append(w.b, "null"...)
+		} else {
+			w.b = strconv.AppendInt(w.b, int64(v), 10)
+		}
+		w.maybeFlush()
+	}
+	w.b = append(w.b, ']', ',')
+}
+
+// repeat writes "key":[v,v,…] n times.
+func (w *writer) repeat(key, v string, n int) {
+	w.key(key)
+	w.b = append(w.b, '[')
+	for i := range n {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = append(w.b, v...)
+		w.maybeFlush()
+	}
+	w.b = append(w.b, ']', ',')
+}
+
+func (w *writer) length(n int) {
+	w.b = append(w.b, `"length":`...)
+	w.b = strconv.AppendInt(w.b, int64(n), 10)
+	w.b = append(w.b, '}')
+}
+
+func (w *writer) meta(p *profile.Profile, categories []profile.Category, interval, end profile.Time) {
+	w.b = append(w.b, `{"meta":{"version":`...)
+	w.b = strconv.AppendInt(w.b, GeckoVersion, 10)
+	w.b = append(w.b, `,"preprocessedProfileVersion":`...)
+	w.b = strconv.AppendInt(w.b, ProcessedVersion, 10)
+	w.b = append(w.b, `,"interval":`...)
+	w.b = jsonw.Millis(w.b, int64(interval))
+	w.b = append(w.b, `,"startTime":0,"profilingStartTime":0,"profilingEndTime":`...)
+	w.b = jsonw.Millis(w.b, int64(end))
+	w.b = append(w.b, `,"processType":0,"product":"jsprof","importedFrom":`...)
+	w.b = jsonw.String(w.b, "jsprof ("+cmp.Or(p.Format, "profile")+")")
+	w.b = append(w.b, `,"stackwalk":0,"symbolicated":true,"sourceCodeIsNotOnSearchfox":true,`...)
+	w.b = append(w.b, `"extensions":{"id":[],"name":[],"baseURL":[],"length":0},"categories":[`...)
+	for i, c := range categories {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = append(w.b, `{"name":`...)
+		w.b = jsonw.String(w.b, c.Name)
+		w.b = append(w.b, `,"color":`...)
+		w.b = jsonw.String(w.b, c.Color)
+		w.b = append(w.b, `,"subcategories":[`...)
+		subs := c.Subcategories
+		if len(subs) == 0 {
+			subs = []string{"Other"}
+		}
+		for j, s := range subs {
+			if j > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = jsonw.String(w.b, s)
+		}
+		w.b = append(w.b, "]}"...)
+	}
+	w.b = append(w.b, `],"markerSchema":[]}`...)
+}
+
+func (w *writer) thread(th *profile.Thread, main bool, t *threadOut, origin profile.Time) {
+	name := th.Name
+	if name == "" {
+		name = "Thread " + strconv.FormatInt(th.TID, 10)
+	}
+	w.b = append(w.b, `{"name":`...)
+	w.b = jsonw.String(w.b, name)
+	if th.ProcessName != "" {
+		w.b = append(w.b, `,"processName":`...)
+		w.b = jsonw.String(w.b, th.ProcessName)
+	}
+	w.b = append(w.b, `,"pid":"`...)
+	w.b = strconv.AppendInt(w.b, th.PID, 10)
+	w.b = append(w.b, `","tid":"`...)
+	w.b = strconv.AppendInt(w.b, th.TID, 10)
+	w.b = append(w.b, `","processType":"default","isMainThread":`...)
+	w.b = strconv.AppendBool(w.b, main)
+	w.b = append(w.b, `,"processStartupTime":0,"processShutdownTime":null,"registerTime":0,"unregisterTime":null,"pausedRanges":[],`...)
+	w.b = append(w.b, `"samples":{"weightType":"tracing-ms",`...)
+	w.nullableInts("stack", t.stack)
+	w.key("time")
+	w.b = append(w.b, '[')
+	for i, x := range t.time {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = jsonw.Millis(w.b, int64(x-origin))
+		w.maybeFlush()
+	}
+	w.b = append(w.b, "],"...)
+	w.key("weight")
+	w.b = append(w.b, '[')
+	for i, x := range t.weight {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = jsonw.Millis(w.b, int64(x))
+		w.maybeFlush()
+	}
+	w.b = append(w.b, "],"...)
+	w.length(len(t.stack))
+	w.b = append(w.b, `,"markers":{"data":[],"name":[],"startTime":[],"endTime":[],"phase":[],"category":[],"length":0}}`...)
+	w.maybeFlush()
+}
+
+func (w *writer) shared(b *builder) {
+	w.b = append(w.b, `{"stringArray":[`...)
+	for i, s := range b.strs {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = jsonw.String(w.b, s)
+		w.maybeFlush()
+	}
+	w.b = append(w.b, "],"...)
+
+	nf := len(b.funcName)
+	w.b = append(w.b, `"funcTable":{`...)
+	ints(w, "flags", b.funcFlags)
+	ints(w, "name", b.funcName)
+	ints(w, "resource", b.funcResource)
+	ints(w, "source", b.funcSource)
+	ints(w, "lineNumber", b.funcLine)
+	ints(w, "columnNumber", b.funcCol)
+	w.repeat("originalLocation", "0", nf)
+	w.length(nf)
+
+	nr := len(b.frameFuncCol)
+	w.b = append(w.b, `,"frameTable":{`...)
+	ints(w, "flags", b.frameFlags)
+	w.repeat("address", "0", nr)
+	ints(w, "category", b.frameCategoryCol)
+	ints(w, "subcategory", b.frameSubCol)
+	ints(w, "func", b.frameFuncCol)
+	w.repeat("lib", "0", nr)
+	w.repeat("nativeSymbol", "0", nr)
+	w.repeat("innerWindowID", "0", nr)
+	ints(w, "line", b.frameLine)
+	ints(w, "column", b.frameColumn)
+	w.repeat("originalLocation", "0", nr)
+	w.length(nr)
+
+	ns := len(b.stackFrame)
+	w.b = append(w.b, `,"stackTable":{`...)
+	ints(w, "frame", b.stackFrame)
+	w.key("prefixOffset")
+	w.b = append(w.b, '[')
+	for i, pre := range b.stackPrefix {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		off := 0
+		if pre >= 0 {
+			off = i - int(pre)
+		}
+		w.b = strconv.AppendInt(w.b, int64(off), 10)
+		w.maybeFlush()
+	}
+	w.b = append(w.b, "],"...)
+	w.length(ns)
+
+	w.b = append(w.b, `,"resourceTable":{`...)
+	ints(w, "name", b.resourceName)
+	w.nullableInts("host", b.resourceHost)
+	ints(w, "type", b.resourceType)
+	w.length(len(b.resourceName))
+
+	nsrc := len(b.sourceFile)
+	w.b = append(w.b, `,"sources":{`...)
+	w.repeat("id", "null", nsrc)
+	ints(w, "filename", b.sourceFile)
+	w.repeat("startLine", "1", nsrc)
+	w.repeat("startColumn", "1", nsrc)
+	w.repeat("sourceMapURL", "null", nsrc)
+	w.repeat("content", "null", nsrc)
+	w.length(nsrc)
+
+	w.b = append(w.b, `,"nativeSymbols":{"libIndex":[],"address":[],"name":[],"functionSize":[],"length":0}`...)
+	w.b = append(w.b, `,"sourceLocationTable":{"source":[],"line":[],"column":[],"length":0}}`...)
+}
