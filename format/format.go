@@ -11,13 +11,14 @@ import (
 	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/format/folded"
 	"github.com/jsprof/jsprof/format/pprof"
+	"github.com/jsprof/jsprof/format/speedscope"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/profile"
 )
 
 // Supported lists the input formats Parse reads, for error messages.
-const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs), a Chrome trace (JSON array or object with traceEvents), pprof or folded stacks"
+const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs), a Chrome trace (JSON array or object with traceEvents), speedscope, pprof or folded stacks"
 
 // Options controls Parse. The zero value means defaults.
 type Options struct {
@@ -67,6 +68,9 @@ func Parse(data []byte, opts Options) (*profile.Profile, error) {
 	}
 	if trace, _ := chrometrace.Sniff(data); trace {
 		return chrometrace.Parse(bytes.NewReader(data), opts.Trace)
+	}
+	if speedscope.Sniff(data) {
+		return speedscope.ParseBytes(data)
 	}
 	if trimmed[0] == '{' {
 		// A .cpuprofile, or an object that is neither: the reader says what

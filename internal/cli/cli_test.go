@@ -1256,8 +1256,8 @@ func TestConvertCPUProfile(t *testing.T) {
 		}
 	}
 	var stdout, stderr strings.Builder
-	if code := cli.Run(t.Context(), []string{"convert", "--to", "speedscope", "../../testdata/node/mix.cpuprofile"}, nil, &stdout, &stderr); code != 2 ||
-		!strings.Contains(stderr.String(), "want cpuprofile") {
+	if code := cli.Run(t.Context(), []string{"convert", "--to", "perfetto", "../../testdata/node/mix.cpuprofile"}, nil, &stdout, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "want cpuprofile, trace, firefox, speedscope, pprof, svg or folded") {
 		t.Errorf("unsupported format: exit %d, %q", code, stderr.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/jsprof/jsprof/analysis/totals"
@@ -14,6 +15,7 @@ import (
 	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/format/folded"
 	"github.com/jsprof/jsprof/format/pprof"
+	"github.com/jsprof/jsprof/format/speedscope"
 	"github.com/jsprof/jsprof/format/svg"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/profile"
@@ -39,6 +41,9 @@ Formats written so far:
                one thread per selected thread, samples at their own times
                (no re-sampling), jsprof's categories and colours, after the
                view and transforms; loads in the Firefox Profiler.
+  speedscope   speedscope JSON (*.speedscope.json), compact "sampled" form,
+               one profile per thread, weights in ns, after the view and
+               transforms.
   svg          a self-contained SVG flame graph (icicle) of one thread,
                coloured by category, with hover titles and click-to-zoom.
   folded       folded stacks ("frame;frame;frame weight", root first) with
@@ -48,12 +53,12 @@ Formats written so far:
 `
 
 var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded", "trace": ".trace.json", "pprof": ".pb",
-	"svg": ".svg", "firefox": ".firefox.json"}
+	"svg": ".svg", "firefox": ".firefox.json", "speedscope": ".speedscope.json"}
 
 func runConvert(e *env, args []string) error {
 	fs := newFlags("convert")
 	common := addCommonFlags(fs)
-	to := fs.String("to", "", "output `FORMAT`: cpuprofile, trace, firefox, pprof, svg or folded")
+	to := fs.String("to", "", "output `FORMAT`: cpuprofile, trace, firefox, speedscope, pprof, svg or folded")
 	transform := addTransformFlags(fs) // the range ends with --until here
 	out := fs.String("o", "-", "output file (`OUT`); - for standard output")
 	name, err := parseFlags(e, fs, convertUsage, args)
@@ -73,7 +78,7 @@ func runConvert(e *env, args []string) error {
 		}
 	}
 	if _, ok := writers[format]; !ok {
-		return usagef("unknown --to %q; want cpuprofile, trace, firefox, pprof, svg or folded (speedscope is not written yet)", format)
+		return usagef("unknown --to %q; want cpuprofile, trace, firefox, speedscope, pprof, svg or folded", format)
 	}
 	l, err := load(e, name, loadOptions{common: common, keepArgs: format == "trace"})
 	if err != nil {
@@ -94,6 +99,8 @@ func runConvert(e *env, args []string) error {
 			return writeFolded(w, l, &vo)
 		case "pprof":
 			return pprof.Write(w, l.profile, pprof.Options{Threads: ids, View: vo})
+		case "speedscope":
+			return speedscope.Write(w, l.profile, speedscope.Options{Threads: ids, View: vo, Name: filepath.Base(name)})
 		case "firefox":
 			return firefox.Write(w, l.profile, firefox.Options{Threads: ids, View: vo})
 		case "svg":

@@ -1,0 +1,20 @@
+package speedscope
+
+import (
+	"io"
+
+	"github.com/jsprof/jsprof/profile"
+)
+
+// WriteSampled and WriteEvented are Write with the profile type forced, for
+// the external tests.
+func WriteSampled(w io.Writer, p *profile.Profile, opts Options) error {
+	return write(w, p, opts, formSampled)
+}
+
+func WriteEvented(w io.Writer, p *profile.Profile, opts Options) error {
+	return write(w, p, opts, formEvented)
+}
+
+// ScaleDecimal exports scaleDecimal.
+var ScaleDecimal = scaleDecimal

@@ -1,0 +1,95 @@
+package speedscope_test
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jsprof/jsprof/format"
+	"github.com/jsprof/jsprof/format/speedscope"
+)
+
+// fuzzSeedMax bounds the size of the seeds under -fuzz (the fuzzer
+// minimizes every new input, which takes long on large ones).
+const fuzzSeedMax = 64 << 10
+
+// FuzzParse checks that the reader never panics or hangs, that its errors
+// locate the problem (checkParseError), that what it accepts passes
+// Validate, and that Write accepts it and writes a file that reads back.
+//
+// Seeds: the inputs of TestParse and TestParseErrors, and the Node fixtures
+// written in both profile types.
+func FuzzParse(f *testing.F) {
+	setMinimizeTime(5 * time.Second)
+	for _, tc := range parseCases {
+		f.Add([]byte(tc.input))
+	}
+	for _, tc := range errorCases {
+		f.Add([]byte(tc.input))
+	}
+	paths, err := filepath.Glob("../../testdata/node/*.cpuprofile")
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no seeds in ../../testdata/node: %v", err)
+	}
+	for _, path := range paths {
+		p, err := format.ReadFile(path, nil, format.Options{})
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, write := range []writer{speedscope.WriteSampled, speedscope.WriteEvented} {
+			var buf bytes.Buffer
+			if err := write(&buf, p, speedscope.Options{}); err != nil {
+				f.Fatal(err)
+			}
+			if buf.Len() <= fuzzSeedMax || !fuzzing() {
+				f.Add(buf.Bytes())
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		orig := bytes.Clone(data)
+		p, err := speedscope.ParseBytes(data)
+		if !bytes.Equal(data, orig) {
+			t.Fatal("ParseBytes modified its input")
+		}
+		if err != nil {
+			checkParseError(t, data, err)
+			return
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("accepted a profile that fails Validate: %v", err)
+		}
+		var buf bytes.Buffer
+		if err := speedscope.Write(&buf, p, speedscope.Options{}); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		if _, err := speedscope.ParseBytes(buf.Bytes()); err != nil {
+			t.Fatalf("reading back what Write wrote: %v\n%.1000s", err, buf.Bytes())
+		}
+		if err := speedscope.WriteEvented(io.Discard, p, speedscope.Options{}); err != nil {
+			t.Fatalf("WriteEvented: %v", err)
+		}
+	})
+}
+
+// fuzzing reports whether the test binary runs with -test.fuzz.
+func fuzzing() bool {
+	fl := flag.Lookup("test.fuzz")
+	return fl != nil && fl.Value.String() != ""
+}
+
+// setMinimizeTime sets -fuzzminimizetime to d under -fuzz unless it was
+// given: the default minute per new input would eat a short fuzz run.
+func setMinimizeTime(d time.Duration) {
+	if !fuzzing() {
+		return
+	}
+	given := false
+	flag.Visit(func(fl *flag.Flag) { given = given || fl.Name == "test.fuzzminimizetime" })
+	if !given {
+		flag.Set("test.fuzzminimizetime", d.String())
+	}
+}
