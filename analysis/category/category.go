@@ -130,29 +130,13 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 		th := &p.Threads[tl.Thread]
 		base := int(th.Samples.Start)
 		events := p.Events[th.Events.Start:th.Events.End]
-		// Sweep: open rule events (innermost last), events sorted by start.
-		var open []int
-		next := 0
+		// The innermost enclosing event with a rule decides.
+		sweep := profile.NewEventSweep(events, func(e *profile.Event) bool {
+			_, _, ok := Event(p, p.Str(e.Name))
+			return ok
+		})
 		for i, x := range tl.Samples {
-			t := tl.Times[i]
-			for next < len(events) && events[next].Start <= t {
-				if _, _, ok := Event(p, p.Str(events[next].Name)); ok && events[next].End() > t {
-					open = append(open, next)
-				}
-				next++
-			}
-			for len(open) > 0 && events[open[len(open)-1]].End() <= t {
-				open = open[:len(open)-1]
-			}
-			// Drop closed events below the top too (events that do not nest).
-			k := 0
-			for _, e := range open {
-				if events[e].End() > t {
-					open[k] = e
-					k++
-				}
-			}
-			open = open[:k]
+			open := sweep.At(tl.Times[i])
 			var c profile.CategoryID
 			var sub uint8
 			if len(open) > 0 {

@@ -177,8 +177,7 @@ func Stacks(tl *calls.Timeline, opts Options, fn func(Stack)) {
 		to = min(to, origin+opts.To)
 	}
 	events := p.Events[th.Events.Start:th.Events.End]
-	var open []int // enclosing events, outermost first
-	next := 0
+	sweep := profile.NewEventSweep(events, nil) // enclosing events, outermost first
 	var path, stack []profile.FrameID
 	prevNonGC := int32(-1)
 	for i := range n {
@@ -191,21 +190,7 @@ func Stacks(tl *calls.Timeline, opts Options, fn func(Stack)) {
 			prevNonGC = x
 		}
 		start, end := max(tl.Times[i], from), min(tl.Times[i+1], to)
-		t := tl.Times[i]
-		for next < len(events) && events[next].Start <= t {
-			if events[next].End() > t {
-				open = append(open, next)
-			}
-			next++
-		}
-		k := 0
-		for _, e := range open {
-			if events[e].End() > t {
-				open[k] = e
-				k++
-			}
-		}
-		open = open[:k]
+		open := sweep.At(tl.Times[i])
 		if end <= start {
 			continue
 		}
