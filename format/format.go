@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/jsprof/jsprof/format/chrometrace"
+	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/format/folded"
 	"github.com/jsprof/jsprof/format/pprof"
 	"github.com/jsprof/jsprof/format/speedscope"
@@ -18,7 +19,7 @@ import (
 )
 
 // Supported lists the input formats Parse reads, for error messages.
-const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs), a Chrome trace (JSON array or object with traceEvents), speedscope, pprof or folded stacks"
+const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs), a Chrome trace (JSON array or object with traceEvents), speedscope, a Firefox profile (Gecko or processed), pprof or folded stacks"
 
 // Options controls Parse. The zero value means defaults.
 type Options struct {
@@ -71,6 +72,9 @@ func Parse(data []byte, opts Options) (*profile.Profile, error) {
 	}
 	if speedscope.Sniff(data) {
 		return speedscope.ParseBytes(data)
+	}
+	if firefox.Sniff(data) {
+		return firefox.ParseBytes(data)
 	}
 	if trimmed[0] == '{' {
 		// A .cpuprofile, or an object that is neither: the reader says what

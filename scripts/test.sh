@@ -35,7 +35,7 @@ grep -rlE '^func Fuzz[A-Za-z0-9_]+\(' --include='*_test.go' . | sort | while rea
   pkg=$(dirname "$file")
   for target in $(grep -oE '^func (Fuzz[A-Za-z0-9_]+)' "$file" | sed 's/^func //'); do
     echo "-- $target in $pkg ($fuzztime)"
-    go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg"
+    go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime=2s "$pkg"
   done
 done
 

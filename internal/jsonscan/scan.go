@@ -614,6 +614,14 @@ func (s *Scanner) Skip() error {
 			}
 			s.pos++
 			if closer == '}' {
+				// After a comma a member must follow: NextKey would take a
+				// '}' as the end of the object (a trailing comma).
+				if c := s.Peek(); c != '"' {
+					if c == 0 && s.pos >= len(s.data) {
+						return s.eof("object")
+					}
+					return s.errorf("want object member name after ',', got %s", s.describe())
+				}
 				if _, _, err := s.NextKey(true); err != nil {
 					return err
 				}

@@ -1,0 +1,1303 @@
+package firefox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/jsonscan"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// Versions Parse reads.
+const (
+	// MinGeckoVersion and MaxGeckoVersion bound the raw Gecko profile
+	// versions (meta.version) read; older ones keep samples as objects.
+	MinGeckoVersion = 3
+	MaxGeckoVersion = GeckoVersion
+	// MaxProcessedVersion is the newest processed profile version read.
+	MaxProcessedVersion = ProcessedVersion
+)
+
+// testedProcessed lists the processed versions the tests read (0: the
+// oldest files, with no preprocessedProfileVersion); others are read the
+// same way and reported in the diagnostics.
+var testedProcessed = []int64{0, 7, 24, ProcessedVersion}
+
+// maxTime bounds the times Parse accepts (ns, either side of the profile's
+// start), so that analyses can subtract them without overflow.
+const maxTime = 1 << 61
+
+// maxDepth bounds the nesting of the JSON values Parse keeps.
+const maxDepth = 64
+
+// Parse reads a Firefox profile, plain or gzip: a raw Gecko profile (as
+// Firefox's profiler writes it, meta.version 3 to 36, sub-processes
+// included, also wrapped in a DevTools recording as {"profile": …}), or a
+// processed profile (the Firefox Profiler's format, from the oldest files
+// with no meta.preprocessedProfileVersion to version 75, which Write
+// writes).
+//
+// Each thread of the input becomes a thread of the profile, in file order
+// (a Gecko profile's own threads, then those of its sub-processes):
+//
+//   - Its stacks become nodes under a "(root)" node, in stack-table order
+//     (prefixes come first); the input's own "(root)" frame, if a stack
+//     starts with it, is that node. Stacks with the same prefix and function
+//     are merged. Node.InputID is the stack's index.
+//   - Frames are functions: a Gecko frame's location string ("fn (url:line:col)",
+//     the URL after the last " -> ") or a processed frame's function (name,
+//     fileName or source, lineNumber, columnNumber; old files keep the
+//     location string in the name). Lines and columns become 0-based (−1 when
+//     unknown); "(anonymous)" becomes "". Labels and addresses have no URL,
+//     so they are native frames.
+//   - Samples keep their times, converted from ms to ns exactly (decimal
+//     input), relative to the main process's meta.startTime: Gecko
+//     sub-process times are shifted by the difference of the start times, as
+//     the Profiler does. A sample with a null stack is a sample of the root.
+//     Samples out of time order are sorted (stably) and counted. A processed
+//     profile with weightType "tracing-ms" gives the last sample's duration,
+//     kept as Thread.LastSampleEnd; other weights are ignored and counted.
+//   - pid and tid are kept when numeric; others (Gecko's "Unknown Process 1",
+//     or none) get small numbers not otherwise used, and are counted.
+//
+// Markers, counters, libraries and categories are skipped. Errors are
+// *profile.ParseError values with the offset and JSON path of the value.
+func Parse(r io.Reader) (*profile.Profile, error) {
+	data, err := input.Read(r, -1, input.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return ParseBytes(data)
+}
+
+// ParseBytes is Parse for a decompressed input held in memory.
+func ParseBytes(data []byte) (*profile.Profile, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &profile.ParseError{Offset: 0, Path: "$", Err: profile.ErrEmpty}
+	}
+	root, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	ps := &parser{b: profile.NewBuilder("firefox")}
+	if err := ps.file(root); err != nil {
+		return nil, err
+	}
+	p := ps.b.P
+	ps.finishThreads()
+	if err := p.Validate(); err != nil {
+		return nil, &profile.ParseError{Offset: -1, Path: "$", Err: fmt.Errorf("internal error: %w", err)}
+	}
+	return p, nil
+}
+
+// Sniff reports whether data (decompressed, possibly only its start) looks
+// like a Firefox profile: a JSON object with a "meta" object holding a
+// numeric "version" or "preprocessedProfileVersion" and an "interval" or
+// "startTime", either at the top or in a "profile" member (a DevTools
+// recording). A DevTools recording whose "profile" lies beyond data is
+// recognised by its other members ("duration", "ticks", "allocations").
+func Sniff(data []byte) bool {
+	s := jsonscan.New(data)
+	ok, _ := sniffObject(s, 0)
+	return ok
+}
+
+// sniffObject looks for the meta of the object at s; devtools is true when
+// the object's members are those of a DevTools recording.
+func sniffObject(s *jsonscan.Scanner, depth int) (ok, devtools bool) {
+	if s.BeginObject() != nil {
+		return false, false
+	}
+	seen := 0
+	for first := true; ; first = false {
+		key, more, err := s.NextKey(first)
+		if err != nil || !more {
+			return false, false
+		}
+		switch string(key) {
+		case "meta":
+			return sniffMeta(s), false
+		case "profile":
+			if depth == 0 && s.Kind() == '{' {
+				ok, _ := sniffObject(s, 1)
+				return ok, false
+			}
+		case "duration", "ticks", "allocations":
+			seen++
+		case "traceEvents", "$schema", "nodes":
+			return false, false
+		}
+		if err := s.Skip(); err != nil {
+			return depth == 0 && seen == 3 && errors.Is(err, jsonscan.ErrEOF), false
+		}
+	}
+}
+
+func sniffMeta(s *jsonscan.Scanner) bool {
+	if s.BeginObject() != nil {
+		return false
+	}
+	var version, timing bool
+	for first := true; ; first = false {
+		key, more, err := s.NextKey(first)
+		if err != nil || !more {
+			return false
+		}
+		switch string(key) {
+		case "version", "preprocessedProfileVersion":
+			version = s.Kind() == '0'
+		case "interval", "startTime":
+			timing = true
+		}
+		if version && timing {
+			return true
+		}
+		if s.Skip() != nil {
+			return false
+		}
+	}
+}
+
+// value is a decoded JSON value with its offset. Objects keep their members
+// in order; members Parse never reads are skipped (kind 's').
+type value struct {
+	off   int64
+	kind  byte   // as jsonscan.Scanner.Kind, or 's' for a skipped value
+	text  string // a string's contents or a number's literal
+	elems []*value
+	keys  []string
+	vals  []*value
+}
+
+// skipped lists members that hold nothing Parse reads and may be large.
+var skipped = map[string]bool{
+	"markers": true, "libs": true, "counters": true, "pages": true, "pausedRanges": true,
+	"nativeSymbols": true, "resourceTable": true, "profilerOverhead": true, "jsTracer": true,
+	"extensions": true, "categories": true, "markerSchema": true, "jsAllocations": true,
+	"nativeAllocations": true, "sourceLocationTable": true, "configuration": true,
+	"frames": true, "memory": true, "ticks": true, "allocations": true, "lib": true,
+	"systemHost": true, "systemClient": true, "screenshots": true,
+}
+
+// get returns the member k of an object, or nil.
+func (v *value) get(k string) *value {
+	if v == nil || v.kind != '{' {
+		return nil
+	}
+	for i, key := range v.keys {
+		if key == k {
+			return v.vals[i]
+		}
+	}
+	return nil
+}
+
+func (v *value) null() bool { return v == nil || v.kind == 'n' }
+
+func describe(v *value) string {
+	switch v.kind {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case '0':
+		return "a number"
+	}
+	return "a value"
+}
+
+// decode reads the whole document.
+func decode(data []byte) (*value, error) {
+	s := jsonscan.New(data)
+	v, err := decodeValue(s, 0)
+	if err != nil {
+		return nil, err
+	}
+	if !s.AtEnd() {
+		return nil, &profile.ParseError{Offset: s.Offset(), Path: "$", Err: errors.New("unexpected data after the top-level value")}
+	}
+	return v, nil
+}
+
+func scanError(s *jsonscan.Scanner, err error) error {
+	off := s.Offset()
+	var se *jsonscan.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+		if errors.Is(err, jsonscan.ErrEOF) {
+			err = fmt.Errorf("%w%s", profile.ErrTruncated, strings.TrimPrefix(se.Msg, jsonscan.ErrEOF.Error()))
+		}
+	}
+	// The path is not known while decoding; the offset locates the problem.
+	return &profile.ParseError{Offset: off, Path: "$", Err: err}
+}
+
+func decodeValue(s *jsonscan.Scanner, depth int) (*value, error) {
+	k := s.Kind()
+	v := &value{off: s.Offset(), kind: k}
+	if depth > maxDepth && (k == '{' || k == '[') {
+		return nil, &profile.ParseError{Offset: v.off, Path: "$", Err: fmt.Errorf("nesting deeper than %d", maxDepth)}
+	}
+	switch k {
+	case '{':
+		if err := s.BeginObject(); err != nil {
+			return nil, scanError(s, err)
+		}
+		for first := true; ; first = false {
+			key, more, err := s.NextKey(first)
+			if err != nil {
+				return nil, scanError(s, err)
+			}
+			if !more {
+				return v, nil
+			}
+			name := string(key)
+			var m *value
+			if skipped[name] {
+				m = &value{off: s.Offset(), kind: 's'}
+				if err := s.Skip(); err != nil {
+					return nil, scanError(s, err)
+				}
+			} else if m, err = decodeValue(s, depth+1); err != nil {
+				return nil, err
+			}
+			v.keys = append(v.keys, name)
+			v.vals = append(v.vals, m)
+		}
+	case '[':
+		if err := s.BeginArray(); err != nil {
+			return nil, scanError(s, err)
+		}
+		for first := true; ; first = false {
+			more, err := s.NextElem(first)
+			if err != nil {
+				return nil, scanError(s, err)
+			}
+			if !more {
+				return v, nil
+			}
+			e, err := decodeValue(s, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			v.elems = append(v.elems, e)
+		}
+	case '"':
+		b, err := s.String()
+		if err != nil {
+			return nil, scanError(s, err)
+		}
+		v.text = string(b)
+	case '0':
+		start := s.Offset()
+		if _, err := s.Float(); err != nil {
+			return nil, scanError(s, err)
+		}
+		v.text = string(bytes.TrimSpace(s.Raw(start, s.Offset())))
+	default:
+		if err := s.Skip(); err != nil {
+			return nil, scanError(s, err)
+		}
+	}
+	return v, nil
+}
+
+// parser builds the profile.
+type parser struct {
+	b         *profile.Builder
+	rootFrame profile.FrameID
+	rootStart profile.Time // the main process's meta.startTime, ns
+	children  map[childKey]profile.NodeID
+	// Per thread, for finishThreads: the input's pid and tid.
+	infos     []threadInfo
+	processed bool
+}
+
+type childKey struct {
+	parent profile.NodeID
+	frame  profile.FrameID
+}
+
+func (ps *parser) failf(v *value, path, format string, args ...any) error {
+	off := int64(-1)
+	if v != nil {
+		off = v.off
+	}
+	return &profile.ParseError{Offset: off, Path: path, Err: fmt.Errorf(format, args...)}
+}
+
+// join returns the JSON path of member key of parent ("" for the top).
+func join(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+func index(parent string, i int) string { return parent + "[" + strconv.Itoa(i) + "]" }
+
+// object returns v as an object.
+func (ps *parser) object(v *value, path string) (*value, error) {
+	if v == nil {
+		return nil, ps.failf(v, path, "missing")
+	}
+	if v.kind != '{' {
+		return nil, ps.failf(v, path, "%s, want an object", describe(v))
+	}
+	return v, nil
+}
+
+// array returns v as an array.
+func (ps *parser) array(v *value, path string) ([]*value, error) {
+	if v == nil {
+		return nil, ps.failf(v, path, "missing")
+	}
+	if v.kind != '[' {
+		return nil, ps.failf(v, path, "%s, want an array", describe(v))
+	}
+	return v.elems, nil
+}
+
+// integer returns v as an int64.
+func (ps *parser) integer(v *value, path string) (int64, error) {
+	if v == nil || v.kind != '0' {
+		if v == nil {
+			return 0, ps.failf(v, path, "missing")
+		}
+		return 0, ps.failf(v, path, "%s, want an integer", describe(v))
+	}
+	if n, err := strconv.ParseInt(v.text, 10, 64); err == nil {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(v.text, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<62 {
+		return 0, ps.failf(v, path, "%s is not an integer", v.text)
+	}
+	return int64(f), nil
+}
+
+// index returns v as an index into a table of n rows.
+func (ps *parser) index(v *value, path, table string, n int) (int, error) {
+	i, err := ps.integer(v, path)
+	if err != nil {
+		return 0, err
+	}
+	if i < 0 || i >= int64(n) {
+		return 0, ps.failf(v, path, "%d is not an index of %s (%d rows)", i, table, n)
+	}
+	return int(i), nil
+}
+
+// millis returns v, a time in ms, as ns.
+func (ps *parser) millis(v *value, path string) (profile.Time, error) {
+	if v == nil || v.kind != '0' {
+		if v == nil {
+			return 0, ps.failf(v, path, "missing")
+		}
+		return 0, ps.failf(v, path, "%s, want a number", describe(v))
+	}
+	t, ok := millisToTime(v.text)
+	if !ok {
+		return 0, ps.failf(v, path, "time %s ms out of range (±%d ns)", v.text, int64(maxTime))
+	}
+	return t, nil
+}
+
+// millisToTime converts a JSON number in ms to ns, exactly for plain
+// decimals (rounding half away from zero past 6 fractional digits).
+func millisToTime(lit string) (profile.Time, bool) {
+	neg := strings.HasPrefix(lit, "-")
+	s := strings.TrimPrefix(lit, "-")
+	if strings.ContainsAny(s, "eE") {
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil || math.Abs(f)*1e6 > maxTime {
+			return 0, false
+		}
+		return profile.Time(math.Round(f * 1e6)), true
+	}
+	ip, fp, _ := strings.Cut(s, ".")
+	if len(ip) > 13 {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(ip, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	var frac int64
+	for k := range 6 {
+		frac *= 10
+		if k < len(fp) {
+			frac += int64(fp[k] - '0')
+		}
+	}
+	if len(fp) > 6 && fp[6] >= '5' {
+		frac++
+	}
+	ns := i*1e6 + frac
+	if ns > maxTime {
+		return 0, false
+	}
+	if neg {
+		ns = -ns
+	}
+	return profile.Time(ns), true
+}
+
+// strings reads a string table.
+func (ps *parser) stringTable(v *value, path string) ([]string, error) {
+	elems, err := ps.array(v, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(elems))
+	for i, e := range elems {
+		switch e.kind {
+		case '"':
+			out[i] = e.text
+		case 'n':
+		default:
+			return nil, ps.failf(e, index(path, i), "%s, want a string", describe(e))
+		}
+	}
+	return out, nil
+}
+
+// file reads the top-level object.
+func (ps *parser) file(root *value) error {
+	if root.kind != '{' {
+		return ps.failf(root, "$", "%w: %s, want an object with meta and threads", profile.ErrUnrecognized, describe(root))
+	}
+	path := ""
+	if root.get("meta") == nil && root.get("profile") != nil {
+		root, path = root.get("profile"), "profile"
+		if root.kind != '{' {
+			return ps.failf(root, path, "%s, want an object", describe(root))
+		}
+	}
+	meta := root.get("meta")
+	if meta == nil || meta.kind != '{' {
+		return ps.failf(root, join(path, "meta"), "%w: no meta object (want a Firefox profile)", profile.ErrUnrecognized)
+	}
+	ps.rootFrame = ps.b.Frame(profile.Frame{Name: ps.b.Intern("(root)"), Line: -1, Column: -1})
+	ps.children = map[childKey]profile.NodeID{}
+	if pv := meta.get("preprocessedProfileVersion"); pv != nil || processedShape(root) {
+		var version int64
+		if pv != nil {
+			v, err := ps.integer(pv, join(path, "meta.preprocessedProfileVersion"))
+			if err != nil {
+				return err
+			}
+			version = v
+		}
+		if version < 0 || version > MaxProcessedVersion {
+			return ps.failf(pv, join(path, "meta.preprocessedProfileVersion"), "processed profile version %d not supported (want 0 to %d)", version, MaxProcessedVersion)
+		}
+		if !slices.Contains(testedProcessed, version) {
+			ps.b.P.Diagnostics.Add("firefox-untested-version", 1, "processed profile version %d is read like the versions tested (%v); check the result", version, testedProcessed)
+		}
+		ps.processed = true
+		ps.b.P.Format = "firefox-processed"
+		return ps.processedProfile(root, path)
+	}
+	ps.b.P.Format = "firefox-gecko"
+	if st := meta.get("startTime"); st != nil {
+		t, err := ps.millis(st, join(path, "meta.startTime"))
+		if err != nil {
+			return err
+		}
+		ps.rootStart = t
+	}
+	return ps.gecko(root, path, 0)
+}
+
+// processedShape reports whether a profile without
+// preprocessedProfileVersion has processed threads (struct-of-arrays
+// samples with a length, or a stringArray).
+func processedShape(root *value) bool {
+	th := root.get("threads")
+	if th == nil || th.kind != '[' || len(th.elems) == 0 {
+		return false
+	}
+	t := th.elems[0]
+	return t.get("stringArray") != nil || t.get("samples").get("length") != nil
+}
+
+// gecko reads a raw Gecko profile (the main process or a sub-process) at
+// path; depth counts the sub-process levels.
+func (ps *parser) gecko(v *value, path string, depth int) error {
+	if depth > 8 {
+		return ps.failf(v, path, "sub-processes nested deeper than 8")
+	}
+	meta, err := ps.object(v.get("meta"), join(path, "meta"))
+	if err != nil {
+		return err
+	}
+	vpath := join(path, "meta.version")
+	version, err := ps.integer(meta.get("version"), vpath)
+	if err != nil {
+		return err
+	}
+	if version < MinGeckoVersion || version > MaxGeckoVersion {
+		return ps.failf(meta.get("version"), vpath, "Gecko profile version %d not supported (want %d to %d)", version, MinGeckoVersion, MaxGeckoVersion)
+	}
+	shift := profile.Time(0)
+	if st := meta.get("startTime"); st != nil && depth > 0 {
+		t, err := ps.millis(st, join(path, "meta.startTime"))
+		if err != nil {
+			return err
+		}
+		shift = t - ps.rootStart
+	}
+	threads, err := ps.array(v.get("threads"), join(path, "threads"))
+	if err != nil {
+		return err
+	}
+	for i, th := range threads {
+		tpath := index(join(path, "threads"), i)
+		if th.kind == '"' {
+			// Version 3 keeps a sub-process as a JSON string.
+			sub, err := decode([]byte(th.text))
+			if err != nil {
+				var pe *profile.ParseError
+				if errors.As(err, &pe) {
+					return ps.failf(th, tpath, "in the sub-process profile at offset %d: %w", pe.Offset, pe.Err)
+				}
+				return err
+			}
+			if sub.kind != '{' {
+				return ps.failf(th, tpath, "sub-process is %s, want an object", describe(sub))
+			}
+			if err := ps.gecko(sub, tpath, depth+1); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := ps.geckoThread(th, tpath, path, shift); err != nil {
+			return err
+		}
+	}
+	if procs := v.get("processes"); procs != nil {
+		elems, err := ps.array(procs, join(path, "processes"))
+		if err != nil {
+			return err
+		}
+		for i, pr := range elems {
+			ppath := index(join(path, "processes"), i)
+			if _, err := ps.object(pr, ppath); err != nil {
+				return err
+			}
+			if err := ps.gecko(pr, ppath, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// schemaTable is a Gecko {schema, data} table.
+type schemaTable struct {
+	cols map[string]int
+	rows [][]*value
+}
+
+func (ps *parser) schemaTable(v *value, path string, need ...string) (*schemaTable, error) {
+	if _, err := ps.object(v, path); err != nil {
+		return nil, err
+	}
+	schema, err := ps.object(v.get("schema"), join(path, "schema"))
+	if err != nil {
+		return nil, err
+	}
+	t := &schemaTable{cols: map[string]int{}}
+	for i, k := range schema.keys {
+		c, err := ps.integer(schema.vals[i], join(path, "schema."+k))
+		if err != nil {
+			return nil, err
+		}
+		if c < 0 || c > 1<<16 {
+			return nil, ps.failf(schema.vals[i], join(path, "schema."+k), "column %d out of range", c)
+		}
+		t.cols[k] = int(c)
+	}
+	for _, k := range need {
+		if _, ok := t.cols[k]; !ok {
+			return nil, ps.failf(schema, join(path, "schema"), "no %s column", k)
+		}
+	}
+	data, err := ps.array(v.get("data"), join(path, "data"))
+	if err != nil {
+		return nil, err
+	}
+	t.rows = make([][]*value, len(data))
+	for i, row := range data {
+		if t.rows[i], err = ps.array(row, index(join(path, "data"), i)); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// cell returns column col of row i, or nil when absent or short.
+func (t *schemaTable) cell(i int, col string) *value {
+	c, ok := t.cols[col]
+	if !ok || c >= len(t.rows[i]) {
+		return nil
+	}
+	return t.rows[i][c]
+}
+
+// threadInfo is what a thread says about itself.
+type threadInfo struct {
+	name, processName, pid, tid string
+	proc                        string // the JSON path of a Gecko (sub-)process
+}
+
+func (ps *parser) info(th *value) threadInfo {
+	text := func(v *value) string {
+		switch {
+		case v == nil:
+			return ""
+		case v.kind == '"', v.kind == '0':
+			return v.text
+		}
+		return ""
+	}
+	return threadInfo{name: text(th.get("name")), processName: text(th.get("processName")),
+		pid: text(th.get("pid")), tid: text(th.get("tid"))}
+}
+
+func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) error {
+	if _, err := ps.object(th, path); err != nil {
+		return err
+	}
+	strs, err := ps.stringTable(th.get("stringTable"), join(path, "stringTable"))
+	if err != nil {
+		return err
+	}
+	frames, err := ps.schemaTable(th.get("frameTable"), join(path, "frameTable"), "location")
+	if err != nil {
+		return err
+	}
+	stacks, err := ps.schemaTable(th.get("stackTable"), join(path, "stackTable"), "prefix", "frame")
+	if err != nil {
+		return err
+	}
+	samples, err := ps.schemaTable(th.get("samples"), join(path, "samples"), "stack", "time")
+	if err != nil {
+		return err
+	}
+	frameOf := make([]profile.FrameID, len(frames.rows))
+	isRoot := make([]bool, len(frames.rows))
+	for i := range frames.rows {
+		fp := index(join(path, "frameTable.data"), i)
+		loc := frames.cell(i, "location")
+		k, err := ps.index(loc, fp, "stringTable", len(strs))
+		if err != nil {
+			return err
+		}
+		frameOf[i], isRoot[i] = ps.locationFrame(strs[k])
+	}
+	info := ps.info(th)
+	info.proc = proc
+	t := ps.beginThread(info)
+	nodeOf := make([]profile.NodeID, len(stacks.rows))
+	for i := range stacks.rows {
+		sp := index(join(path, "stackTable.data"), i)
+		f, err := ps.index(stacks.cell(i, "frame"), sp, "frameTable", len(frames.rows))
+		if err != nil {
+			return err
+		}
+		prefix := -1
+		if pv := stacks.cell(i, "prefix"); !pv.null() {
+			if prefix, err = ps.index(pv, sp, "stackTable", i); err != nil {
+				return ps.failf(pv, sp, "prefix must name an earlier stack: %w", errors.Unwrap(err))
+			}
+		}
+		nodeOf[i] = ps.node(t, prefix, nodeOf, frameOf[f], isRoot[f], i)
+	}
+	var weighted int64
+	for i := range samples.rows {
+		sp := index(join(path, "samples.data"), i)
+		at, err := ps.millis(samples.cell(i, "time"), sp)
+		if err != nil {
+			return err
+		}
+		n := t.root
+		if sv := samples.cell(i, "stack"); sv.null() {
+			t.nullStacks++
+		} else {
+			k, err := ps.index(sv, sp, "stackTable", len(stacks.rows))
+			if err != nil {
+				return err
+			}
+			n = nodeOf[k]
+		}
+		if w := samples.cell(i, "weight"); !w.null() && w.text != "1" {
+			weighted++
+		}
+		if err := t.add(n, at+shift, ps, samples.cell(i, "time"), sp); err != nil {
+			return err
+		}
+	}
+	ps.b.P.Diagnostics.Add("firefox-weight-ignored", weighted, "sample weights other than 1 are ignored in Gecko profiles (each row is one sample)")
+	ps.endThread(t, 0)
+	return nil
+}
+
+// processedProfile reads a processed profile.
+func (ps *parser) processedProfile(root *value, path string) error {
+	shared := root.get("shared")
+	threads, err := ps.array(root.get("threads"), join(path, "threads"))
+	if err != nil {
+		return err
+	}
+	for i, th := range threads {
+		if err := ps.processedThread(th, index(join(path, "threads"), i), shared, join(path, "shared")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columns is a processed struct-of-arrays table.
+type columns struct {
+	v    *value
+	path string
+	n    int
+}
+
+func (ps *parser) columns(th *value, tpath string, shared *value, spath, name string) (*columns, error) {
+	v, path := th.get(name), join(tpath, name)
+	if v == nil {
+		v, path = shared.get(name), join(spath, name)
+	}
+	if _, err := ps.object(v, path); err != nil {
+		return nil, err
+	}
+	c := &columns{v: v, path: path, n: -1}
+	if l := v.get("length"); l != nil {
+		n, err := ps.integer(l, join(path, "length"))
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			return nil, ps.failf(l, join(path, "length"), "negative length %d", n)
+		}
+		c.n = int(n)
+	}
+	return c, nil
+}
+
+// col returns column name, nil if absent; every column has the table's
+// length (the first column read sets it when the table has none).
+func (ps *parser) col(c *columns, name string) ([]*value, error) {
+	v := c.v.get(name)
+	if v == nil {
+		return nil, nil
+	}
+	elems, err := ps.array(v, join(c.path, name))
+	if err != nil {
+		return nil, err
+	}
+	if c.n < 0 {
+		c.n = len(elems)
+	}
+	if len(elems) < c.n {
+		return nil, ps.failf(v, join(c.path, name), "%d values, want length %d", len(elems), c.n)
+	}
+	return elems[:c.n], nil
+}
+
+func (ps *parser) needCol(c *columns, name string) ([]*value, error) {
+	e, err := ps.col(c, name)
+	if err == nil && e == nil {
+		err = ps.failf(c.v, c.path, "no %s column", name)
+	}
+	return e, err
+}
+
+func (ps *parser) processedThread(th *value, path string, shared *value, spath string) error {
+	if _, err := ps.object(th, path); err != nil {
+		return err
+	}
+	var strs []string
+	var err error
+	switch {
+	case th.get("stringArray") != nil:
+		strs, err = ps.stringTable(th.get("stringArray"), join(path, "stringArray"))
+	case th.get("stringTable") != nil:
+		strs, err = ps.stringTable(th.get("stringTable"), join(path, "stringTable"))
+	default:
+		strs, err = ps.stringTable(shared.get("stringArray"), join(spath, "stringArray"))
+	}
+	if err != nil {
+		return err
+	}
+	funcs, err := ps.processedFuncs(th, path, shared, spath, strs)
+	if err != nil {
+		return err
+	}
+
+	ft, err := ps.columns(th, path, shared, spath, "frameTable")
+	if err != nil {
+		return err
+	}
+	frameFunc, err := ps.needCol(ft, "func")
+	if err != nil {
+		return err
+	}
+	st, err := ps.columns(th, path, shared, spath, "stackTable")
+	if err != nil {
+		return err
+	}
+	stackFrame, err := ps.needCol(st, "frame")
+	if err != nil {
+		return err
+	}
+	prefix, err := ps.col(st, "prefix")
+	if err != nil {
+		return err
+	}
+	prefixOff, err := ps.col(st, "prefixOffset")
+	if err != nil {
+		return err
+	}
+	if prefix == nil && prefixOff == nil {
+		return ps.failf(st.v, st.path, "no prefix or prefixOffset column")
+	}
+	t := ps.beginThread(ps.info(th))
+	nodeOf := make([]profile.NodeID, len(stackFrame))
+	for i, fv := range stackFrame {
+		f, err := ps.index(fv, index(join(st.path, "frame"), i), "frameTable", len(frameFunc))
+		if err != nil {
+			return err
+		}
+		fn, err := ps.index(frameFunc[f], index(join(ft.path, "func"), f), "funcTable", len(funcs))
+		if err != nil {
+			return err
+		}
+		pre := -1
+		if prefix != nil {
+			if pv := prefix[i]; !pv.null() {
+				if pre, err = ps.index(pv, index(join(st.path, "prefix"), i), "stackTable", i); err != nil {
+					return err
+				}
+			}
+		} else {
+			pp := index(join(st.path, "prefixOffset"), i)
+			off, err := ps.integer(prefixOff[i], pp)
+			if err != nil {
+				return err
+			}
+			if off < 0 || off > int64(i) {
+				return ps.failf(prefixOff[i], pp, "offset %d does not name an earlier stack", off)
+			}
+			if off > 0 {
+				pre = i - int(off)
+			}
+		}
+		nodeOf[i] = ps.node(t, pre, nodeOf, funcs[fn].frame, funcs[fn].root, i)
+	}
+
+	sc, err := ps.columns(th, path, nil, path, "samples")
+	if err != nil {
+		return err
+	}
+	stack, err := ps.needCol(sc, "stack")
+	if err != nil {
+		return err
+	}
+	times, err := ps.col(sc, "time")
+	if err != nil {
+		return err
+	}
+	var deltas []*value
+	if times == nil {
+		if deltas, err = ps.col(sc, "timeDeltas"); err != nil {
+			return err
+		}
+		if deltas == nil {
+			return ps.failf(sc.v, sc.path, "no time or timeDeltas column")
+		}
+	}
+	weights, err := ps.col(sc, "weight")
+	if err != nil {
+		return err
+	}
+	weightType := "samples"
+	if wt := sc.v.get("weightType"); wt != nil && wt.kind == '"' {
+		weightType = wt.text
+	}
+	var at, lastWeight profile.Time
+	var ignored int64
+	for i, sv := range stack {
+		if times != nil {
+			if at, err = ps.millis(times[i], index(join(sc.path, "time"), i)); err != nil {
+				return err
+			}
+		} else {
+			d, err := ps.millis(deltas[i], index(join(sc.path, "timeDeltas"), i))
+			if err != nil {
+				return err
+			}
+			if at += d; at > maxTime || at < -maxTime {
+				return ps.failf(deltas[i], index(join(sc.path, "timeDeltas"), i), "time beyond ±%d ns", int64(maxTime))
+			}
+		}
+		n := t.root
+		if sv.null() {
+			t.nullStacks++
+		} else {
+			k, err := ps.index(sv, index(join(sc.path, "stack"), i), "stackTable", len(stackFrame))
+			if err != nil {
+				return err
+			}
+			n = nodeOf[k]
+		}
+		if weights != nil && !weights[i].null() {
+			wp := index(join(sc.path, "weight"), i)
+			if weightType == "tracing-ms" {
+				if lastWeight, err = ps.millis(weights[i], wp); err != nil {
+					return err
+				}
+			} else if weights[i].text != "1" {
+				ignored++
+			}
+		}
+		var tv *value
+		if times != nil {
+			tv = times[i]
+		} else {
+			tv = deltas[i]
+		}
+		if err := t.add(n, at, ps, tv, index(join(sc.path, "time"), i)); err != nil {
+			return err
+		}
+	}
+	ps.b.P.Diagnostics.Add("firefox-weight-ignored", ignored, "sample weights of type %q other than 1 are ignored (each row is one sample)", weightType)
+	end := profile.Time(0)
+	if weightType == "tracing-ms" && weights != nil && len(stack) > 0 && lastWeight > 0 && !t.unsorted {
+		end = at + lastWeight
+	}
+	ps.endThread(t, end)
+	return nil
+}
+
+// function is a funcTable row.
+type function struct {
+	frame profile.FrameID
+	root  bool // the input's "(root)"
+}
+
+func (ps *parser) processedFuncs(th *value, path string, shared *value, spath string, strs []string) ([]function, error) {
+	fc, err := ps.columns(th, path, shared, spath, "funcTable")
+	if err != nil {
+		return nil, err
+	}
+	names, err := ps.needCol(fc, "name")
+	if err != nil {
+		return nil, err
+	}
+	var cols [5][]*value
+	for i, name := range [...]string{"fileName", "source", "lineNumber", "columnNumber", "flags"} {
+		if cols[i], err = ps.col(fc, name); err != nil {
+			return nil, err
+		}
+	}
+	fileName, source, lineNumber, columnNumber, flags := cols[0], cols[1], cols[2], cols[3], cols[4]
+	var sourceFile []*value
+	if source != nil {
+		sc, err := ps.columns(th, path, shared, spath, "sources")
+		if err != nil {
+			return nil, err
+		}
+		if sourceFile, err = ps.needCol(sc, "filename"); err != nil {
+			return nil, err
+		}
+	}
+	str := func(v *value, p string) (string, error) {
+		k, err := ps.index(v, p, "the string table", len(strs))
+		if err != nil {
+			return "", err
+		}
+		return strs[k], nil
+	}
+	out := make([]function, len(names))
+	for i, nv := range names {
+		name, err := str(nv, index(join(fc.path, "name"), i))
+		if err != nil {
+			return nil, err
+		}
+		var fl int64 = -1 // all present unless the flags say otherwise
+		if flags != nil {
+			if fl, err = ps.integer(flags[i], index(join(fc.path, "flags"), i)); err != nil {
+				return nil, err
+			}
+		}
+		has := func(col []*value, bit int64) bool { return col != nil && !col[i].null() && fl&bit != 0 }
+		if fileName == nil && source == nil {
+			// The oldest files: the name is the location string.
+			f, root := ps.locationFrame(name)
+			out[i] = function{frame: f, root: root}
+			continue
+		}
+		f := profile.Frame{Line: -1, Column: -1}
+		if name != "(anonymous)" {
+			f.Name = ps.b.Intern(name)
+		}
+		switch {
+		case has(fileName, funcHasSource):
+			u, err := str(fileName[i], index(join(fc.path, "fileName"), i))
+			if err != nil {
+				return nil, err
+			}
+			f.URL = ps.b.Intern(u)
+		case has(source, funcHasSource):
+			sp := index(join(fc.path, "source"), i)
+			k, err := ps.index(source[i], sp, "sources", len(sourceFile))
+			if err != nil {
+				return nil, err
+			}
+			u, err := str(sourceFile[k], sp)
+			if err != nil {
+				return nil, err
+			}
+			f.URL = ps.b.Intern(u)
+		}
+		if has(lineNumber, funcHasLine) {
+			l, err := ps.integer(lineNumber[i], index(join(fc.path, "lineNumber"), i))
+			if err != nil {
+				return nil, err
+			}
+			f.Line = oneBased(l)
+			if has(columnNumber, funcHasColumn) {
+				c, err := ps.integer(columnNumber[i], index(join(fc.path, "columnNumber"), i))
+				if err != nil {
+					return nil, err
+				}
+				f.Column = oneBased(c)
+			}
+		}
+		out[i] = function{frame: ps.b.Frame(f), root: name == "(root)" && f.URL == 0}
+	}
+	return out, nil
+}
+
+// oneBased converts a 1-based line or column to 0-based; −1 when unknown.
+func oneBased(n int64) int32 {
+	if n <= 0 || n > math.MaxInt32 {
+		return -1
+	}
+	return int32(n - 1)
+}
+
+// location matches a JS frame's location string: "name (url:line)" or
+// "name (url:line:column)".
+var location = regexp.MustCompile(`^(.*) \((.+?):(\d+)(?::(\d+))?\)$`)
+
+// script matches the location string of a script's top level: "url:line"
+// or "url:line:column", with a URL scheme.
+var script = regexp.MustCompile(`^()([a-z][a-z0-9+.-]*://.*?):(\d+)(?::(\d+))?$`)
+
+// locationFrame returns the frame of a location string, and whether it is
+// the input's "(root)".
+func (ps *parser) locationFrame(loc string) (profile.FrameID, bool) {
+	b := ps.b
+	if loc == "(root)" {
+		return ps.rootFrame, true
+	}
+	f := profile.Frame{Name: b.Intern(loc), Line: -1, Column: -1}
+	m := location.FindStringSubmatch(loc)
+	if m == nil {
+		m = script.FindStringSubmatch(loc)
+	}
+	if m != nil {
+		u := m[2]
+		if i := strings.LastIndex(u, " -> "); i >= 0 {
+			u = u[i+len(" -> "):]
+		}
+		f.Name, f.URL = 0, b.Intern(u)
+		if m[1] != "(anonymous)" {
+			f.Name = b.Intern(m[1])
+		}
+		l, _ := strconv.ParseInt(m[3], 10, 64)
+		f.Line = oneBased(l)
+		if m[4] != "" && f.Line >= 0 {
+			c, _ := strconv.ParseInt(m[4], 10, 64)
+			f.Column = oneBased(c)
+		}
+	}
+	return b.Frame(f), false
+}
+
+// thread is a thread being read.
+type thread struct {
+	info       threadInfo
+	root       profile.NodeID
+	sampleFrom int
+	nullStacks int64
+	unsorted   bool
+}
+
+func (ps *parser) beginThread(info threadInfo) *thread {
+	p := ps.b.P
+	root := profile.NodeID(len(p.Nodes))
+	p.Nodes = append(p.Nodes, profile.Node{Parent: profile.NoNode, Frame: ps.rootFrame, InputID: -1})
+	return &thread{info: info, root: root, sampleFrom: len(p.Samples.Node)}
+}
+
+// node returns the node of stack i: its prefix's node (the thread's root
+// when none) with frame f; a root "(root)" frame is the root itself.
+func (ps *parser) node(t *thread, prefix int, nodeOf []profile.NodeID, f profile.FrameID, isRoot bool, i int) profile.NodeID {
+	parent := t.root
+	if prefix >= 0 {
+		parent = nodeOf[prefix]
+	} else if isRoot {
+		return t.root
+	}
+	k := childKey{parent, f}
+	if n, ok := ps.children[k]; ok {
+		return n
+	}
+	p := ps.b.P
+	n := profile.NodeID(len(p.Nodes))
+	p.Nodes = append(p.Nodes, profile.Node{Parent: parent, Frame: f, InputID: int64(i)})
+	ps.children[k] = n
+	return n
+}
+
+// add appends a sample.
+func (t *thread) add(n profile.NodeID, at profile.Time, ps *parser, v *value, path string) error {
+	if at > maxTime || at < -maxTime {
+		return ps.failf(v, path, "time beyond ±%d ns", int64(maxTime))
+	}
+	s := &ps.b.P.Samples
+	if k := len(s.Time); k > t.sampleFrom && s.Time[k-1] > at {
+		t.unsorted = true
+	}
+	s.Node = append(s.Node, n)
+	s.Time = append(s.Time, at)
+	ps.b.P.Nodes[n].HitCount++
+	return nil
+}
+
+// endThread closes thread t; lastEnd is the end of its last sample when the
+// input gives it, else 0.
+func (ps *parser) endThread(t *thread, lastEnd profile.Time) {
+	p := ps.b.P
+	s := &p.Samples
+	from, to := t.sampleFrom, len(s.Node)
+	if t.unsorted {
+		idx := make([]int, to-from)
+		for i := range idx {
+			idx[i] = from + i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return compareTime(s.Time[a], s.Time[b]) })
+		nodes := make([]profile.NodeID, len(idx))
+		times := make([]profile.Time, len(idx))
+		for i, j := range idx {
+			nodes[i], times[i] = s.Node[j], s.Time[j]
+		}
+		copy(s.Node[from:], nodes)
+		copy(s.Time[from:], times)
+		p.Diagnostics.Add("firefox-unsorted-samples", 1, "samples of a thread were out of time order and have been sorted (thread %q)", t.info.name)
+	}
+	p.Diagnostics.Add("firefox-null-stack", t.nullStacks, "samples with a null stack were counted as samples of the thread's root")
+	th := profile.Thread{Name: t.info.name, ProcessName: t.info.processName,
+		Nodes:   profile.Range{Start: int32(t.root), End: int32(len(p.Nodes))},
+		Samples: profile.Range{Start: int32(from), End: int32(to)}}
+	if to > from {
+		th.Start, th.End = s.Time[from], s.Time[to-1]
+		if lastEnd > th.End {
+			th.End, th.LastSampleEnd = lastEnd, lastEnd
+		}
+	}
+	p.Threads = append(p.Threads, th)
+	ps.infos = append(ps.infos, t.info)
+	// Stacks of the next thread never merge with this one's.
+	clear(ps.children)
+}
+
+func compareTime(a, b profile.Time) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// finishThreads sets every thread's pid and tid: numeric ones as they are,
+// others (non-numeric or absent) numbered from 1 in order of appearance,
+// skipping the numbers in use.
+func (ps *parser) finishThreads() {
+	p := ps.b.P
+	numeric := func(s string) (int64, bool) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	}
+	used := map[int64]bool{}
+	for i := range p.Threads {
+		for _, s := range [...]string{ps.infos[i].pid, ps.infos[i].tid} {
+			if n, ok := numeric(s); ok {
+				used[n] = true
+			}
+		}
+	}
+	next := int64(0)
+	fresh := func() int64 {
+		for next++; used[next]; next++ {
+		}
+		used[next] = true
+		return next
+	}
+	pidOf := map[string]int64{}
+	var synthetic int64
+	for i := range p.Threads {
+		th := &p.Threads[i]
+		pid, tid := ps.infos[i].pid, ps.infos[i].tid
+		if n, ok := numeric(pid); ok {
+			th.PID = n
+		} else {
+			key := pid
+			if key == "" {
+				key = "\x00" + ps.infos[i].proc // threads with no pid: one process per Gecko process
+			}
+			n, ok := pidOf[key]
+			if !ok {
+				n = fresh()
+				pidOf[key] = n
+			}
+			th.PID = n
+			synthetic++
+		}
+		if n, ok := numeric(tid); ok {
+			th.TID = n
+		} else {
+			th.TID = fresh()
+			synthetic++
+		}
+		if th.ProcessName == "" && pid != "" {
+			if _, ok := numeric(pid); !ok {
+				th.ProcessName = pid
+			}
+		}
+	}
+	p.Diagnostics.Add("firefox-synthetic-ids", synthetic, "pids and tids that are absent or not numeric were given numbers not otherwise used")
+}
