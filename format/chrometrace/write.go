@@ -64,7 +64,9 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 		}
 	}
 	if !p.Generic && len(ids) > 0 {
-		b = fmt.Appendf(b, `{"name":"TracingStartedInBrowser","ph":"I","s":"t","cat":"disabled-by-default-devtools.timeline","pid":%d,"tid":%d,"ts":`, pids[0], p.Threads[ids[0]].TID)
+		// On a thread of its own (tid −1), so that it adds no event to a
+		// sampled thread.
+		b = fmt.Appendf(b, `{"name":"TracingStartedInBrowser","ph":"I","s":"t","cat":"disabled-by-default-devtools.timeline","pid":%d,"tid":-1,"ts":`, pids[0])
 		b = jsonw.Micros(b, int64(minTs))
 		b = append(b, `,"args":{"data":{"frames":[`...)
 		for i, pid := range pids {
@@ -103,10 +105,23 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 		b = append(b, "}}}"...)
 		emit()
 		// Chunks: the nodes with the first, then samples 100 at a time.
+		// DevTools takes the profile's end from the first chunk (start + its
+		// time deltas): when some prefix of the samples ends exactly at the
+		// thread's End, the first chunk is that prefix.
 		ss := p.ThreadSamples(t)
 		prev := th.Start
-		for c := 0; c == 0 || c < len(ss.Node); c += chunkSamples {
+		firstChunk := min(chunkSamples, len(ss.Node))
+		for k, st := range ss.Time {
+			if st == th.End && k+1 <= 4*chunkSamples {
+				firstChunk = k + 1
+				break
+			}
+		}
+		for c := 0; c == 0 || c < len(ss.Node); {
 			end := min(c+chunkSamples, len(ss.Node))
+			if c == 0 {
+				end = firstChunk
+			}
 			b = fmt.Appendf(b, `{"name":"ProfileChunk","ph":"P","cat":"disabled-by-default-v8.cpu_profiler","id":%s,%s,"ts":`, idJSON, head)
 			b = jsonw.Micros(b, int64(th.Start))
 			b = append(b, `,"args":{"data":{"cpuProfile":{`...)
@@ -150,6 +165,10 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 			}
 			b = append(b, "}}}"...)
 			emit()
+			c = end
+			if end == 0 {
+				break
+			}
 		}
 		for i := th.Events.Start; i < th.Events.End; i++ {
 			e := &p.Events[i]
@@ -188,6 +207,7 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 
 // appendNodes appends "nodes":[…] with parent links, as trace chunks have them.
 func appendNodes(b []byte, p *profile.Profile, th *profile.Thread) []byte {
+	hits := th.HitCounts
 	b = append(b, `"nodes":[`...)
 	for n := profile.NodeID(th.Nodes.Start); n < profile.NodeID(th.Nodes.End); n++ {
 		nd := &p.Nodes[n]
@@ -200,6 +220,10 @@ func appendNodes(b []byte, p *profile.Profile, th *profile.Thread) []byte {
 		if nd.Parent != profile.NoNode {
 			b = append(b, `,"parent":`...)
 			b = strconv.AppendInt(b, p.Nodes[nd.Parent].InputID, 10)
+		}
+		if hits {
+			b = append(b, `,"hitCount":`...)
+			b = strconv.AppendInt(b, nd.HitCount, 10)
 		}
 		b = append(b, `,"callFrame":{"functionName":`...)
 		b = jsonw.String(b, p.Str(f.Name))
