@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -225,18 +226,9 @@ func appendNodes(b []byte, p *profile.Profile, th *profile.Thread) []byte {
 			b = append(b, `,"hitCount":`...)
 			b = strconv.AppendInt(b, nd.HitCount, 10)
 		}
-		b = append(b, `,"callFrame":{"functionName":`...)
-		b = jsonw.String(b, p.Str(f.Name))
-		b = append(b, `,"scriptId":`...)
-		b = jsonw.String(b, p.Str(f.ScriptID))
-		b = append(b, `,"url":`...)
-		b = jsonw.String(b, p.Str(f.URL))
-		b = fmt.Appendf(b, `,"lineNumber":%d,"columnNumber":%d`, f.Line, f.Column)
-		if f.CodeType != 0 {
-			b = append(b, `,"codeType":`...)
-			b = jsonw.String(b, p.Str(f.CodeType))
-		}
-		b = append(b, "}}"...)
+		b = append(b, `,"callFrame":`...)
+		b = v8.AppendCallFrame(b, p, f)
+		b = append(b, '}')
 	}
 	return append(b, ']')
 }

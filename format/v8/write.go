@@ -88,18 +88,8 @@ func writeNodes(bw *bufio.Writer, p *profile.Profile, th *profile.Thread, childr
 		}
 		b = append(b, `{"id":`...)
 		b = strconv.AppendInt(b, nd.InputID, 10)
-		b = append(b, `,"callFrame":{"functionName":`...)
-		b = jsonw.String(b, p.Str(f.Name))
-		b = append(b, `,"scriptId":`...)
-		b = jsonw.String(b, p.Str(f.ScriptID))
-		b = append(b, `,"url":`...)
-		b = jsonw.String(b, p.Str(f.URL))
-		b = fmt.Appendf(b, `,"lineNumber":%d,"columnNumber":%d`, f.Line, f.Column)
-		if f.CodeType != 0 {
-			b = append(b, `,"codeType":`...)
-			b = jsonw.String(b, p.Str(f.CodeType))
-		}
-		b = append(b, '}')
+		b = append(b, `,"callFrame":`...)
+		b = AppendCallFrame(b, p, f)
 		if th.HitCounts {
 			b = append(b, `,"hitCount":`...)
 			b = strconv.AppendInt(b, nd.HitCount, 10)
@@ -167,4 +157,21 @@ func writeNodes(bw *bufio.Writer, p *profile.Profile, th *profile.Thread, childr
 	b = append(b, "]}\n"...)
 	bw.Write(b)
 	return bw.Flush()
+}
+
+// AppendCallFrame appends frame f as a V8 callFrame object (functionName,
+// scriptId, url, 0-based lineNumber and columnNumber, codeType if known).
+func AppendCallFrame(b []byte, p *profile.Profile, f *profile.Frame) []byte {
+	b = append(b, `{"functionName":`...)
+	b = jsonw.String(b, p.Str(f.Name))
+	b = append(b, `,"scriptId":`...)
+	b = jsonw.String(b, p.Str(f.ScriptID))
+	b = append(b, `,"url":`...)
+	b = jsonw.String(b, p.Str(f.URL))
+	b = fmt.Appendf(b, `,"lineNumber":%d,"columnNumber":%d`, f.Line, f.Column)
+	if f.CodeType != 0 {
+		b = append(b, `,"codeType":`...)
+		b = jsonw.String(b, p.Str(f.CodeType))
+	}
+	return append(b, '}')
 }
