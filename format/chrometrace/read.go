@@ -502,12 +502,9 @@ func (r *reader) readEvent(path string) error {
 			r.pos = r.end
 			return nil
 		}
-		var se *jsonscan.SyntaxError
-		off := r.base + int64(r.pos)
-		if errors.As(err, &se) {
-			off += se.Offset
-		}
-		return &profile.ParseError{Offset: off, Path: fmt.Sprintf("%s[%d]", path, idx), Err: err}
+		pe := jsonscan.Locate(err, 0, fmt.Sprintf("%s[%d]", path, idx))
+		pe.Offset += r.base + int64(r.pos)
+		return pe
 	}
 }
 
@@ -1051,12 +1048,9 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 	c := &chunk{}
 	s := jsonscan.New(args)
 	fail := func(p string, err error) error {
-		var se *jsonscan.SyntaxError
-		o := off + s.Offset()
-		if errors.As(err, &se) {
-			o = off + se.Offset
-		}
-		return &profile.ParseError{Offset: o, Path: path + p, Err: err}
+		pe := jsonscan.Locate(err, s.Offset(), path+p)
+		pe.Offset += off
+		return pe
 	}
 	data, dataOff, ok := member(args, "data")
 	if !ok {

@@ -235,16 +235,8 @@ func decode(data []byte) (*value, error) {
 }
 
 func scanError(s *jsonscan.Scanner, err error) error {
-	off := s.Offset()
-	var se *jsonscan.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
-		if errors.Is(err, jsonscan.ErrEOF) {
-			err = fmt.Errorf("%w%s", profile.ErrTruncated, strings.TrimPrefix(se.Msg, jsonscan.ErrEOF.Error()))
-		}
-	}
 	// The path is not known while decoding; the offset locates the problem.
-	return &profile.ParseError{Offset: off, Path: "$", Err: err}
+	return jsonscan.Locate(err, s.Offset(), "$")
 }
 
 func decodeValue(s *jsonscan.Scanner, depth int) (*value, error) {

@@ -2,7 +2,6 @@ package speedscope
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -129,14 +128,7 @@ type event struct {
 }
 
 func (ps *parser) fail(off int64, path string, err error) error {
-	var se *jsonscan.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
-		if errors.Is(err, jsonscan.ErrEOF) {
-			err = fmt.Errorf("%w%s", profile.ErrTruncated, strings.TrimPrefix(se.Msg, jsonscan.ErrEOF.Error()))
-		}
-	}
-	return &profile.ParseError{Offset: off, Path: path, Err: err}
+	return jsonscan.Locate(err, off, path)
 }
 
 func (ps *parser) failf(off int64, path string, format string, args ...any) error {

@@ -112,14 +112,7 @@ type parser struct {
 }
 
 func (p *parser) fail(off int64, path string, err error) error {
-	var se *jsonscan.SyntaxError
-	if errors.As(err, &se) {
-		off = se.Offset
-		if errors.Is(err, jsonscan.ErrEOF) {
-			err = fmt.Errorf("%w%s", profile.ErrTruncated, strings.TrimPrefix(se.Msg, jsonscan.ErrEOF.Error()))
-		}
-	}
-	return &profile.ParseError{Offset: off, Path: path, Err: err}
+	return jsonscan.Locate(err, off, path)
 }
 
 func (p *parser) failf(off int64, path string, format string, args ...any) error {

@@ -12,8 +12,11 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/jsprof/jsprof/profile"
 )
 
 // DefaultMaxDepth bounds the nesting of arrays and objects that Skip accepts.
@@ -684,4 +687,18 @@ func (s *Scanner) Raw(start, end int64) []byte { return s.data[start:end] }
 // Reset makes s scan data from its start, keeping MaxDepth and buffers.
 func (s *Scanner) Reset(data []byte) {
 	s.data, s.pos = data, 0
+}
+
+// Locate turns an error met while scanning into a *profile.ParseError at
+// path: a SyntaxError gives its own offset (else off is used), and the end
+// of input is reported as profile.ErrTruncated.
+func Locate(err error, off int64, path string) *profile.ParseError {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+		if errors.Is(err, ErrEOF) {
+			err = fmt.Errorf("%w%s", profile.ErrTruncated, strings.TrimPrefix(se.Msg, ErrEOF.Error()))
+		}
+	}
+	return &profile.ParseError{Offset: off, Path: path, Err: err}
 }
