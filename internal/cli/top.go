@@ -63,12 +63,7 @@ func runTop(e *env, args []string) error {
 	if *n < 0 {
 		return usagef("-n must be ≥ 0")
 	}
-	l, err := load(e, name, loadOptions{trees: true, common: common, transform: transform})
-	if err != nil {
-		return err
-	}
-	vo, _ := transform.options()
-	sems, err := applyTotals(l, *totalSem, vo.IsZero())
+	l, sems, err := loadTrees(e, name, common, transform, *totalSem)
 	if err != nil {
 		return err
 	}
@@ -153,6 +148,21 @@ func (s semantics) String() string {
 		return s.s.String()
 	}
 	return s.s.String() + " (" + s.reason + ")"
+}
+
+// loadTrees loads name with its call trees, under the view and transforms,
+// with per-function totals under the semantics named by totalSem.
+func loadTrees(e *env, name string, common *commonFlags, transform *transformFlags, totalSem string) (*loaded, []semantics, error) {
+	l, err := load(e, name, loadOptions{trees: true, common: common, transform: transform})
+	if err != nil {
+		return nil, nil, err
+	}
+	vo, _ := transform.options() // already checked by load
+	sems, err := applyTotals(l, totalSem, vo.IsZero())
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, sems, nil
 }
 
 // applyTotals replaces each thread's per-function self and total times by

@@ -40,12 +40,7 @@ func runTree(e *env, args []string) error {
 	if *depth < 0 || *minPct < 0 || *minPct > 100 {
 		return usagef("--depth must be ≥ 0 and --min between 0 and 100")
 	}
-	l, err := load(e, name, loadOptions{trees: true, common: common, transform: transform})
-	if err != nil {
-		return err
-	}
-	vo, _ := transform.options()
-	sems, err := applyTotals(l, *totalSem, vo.IsZero())
+	l, sems, err := loadTrees(e, name, common, transform, *totalSem)
 	if err != nil {
 		return err
 	}
