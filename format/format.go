@@ -1,5 +1,8 @@
 // Package format detects the format of a profile input from its content (not
-// its name) and dispatches to the reader for it.
+// its name) and dispatches to the reader for it. Its table of formats,
+// [Formats], is the one list of what jsprof reads and writes: detection, the
+// "unrecognized format" message, and convert's names, output file names and
+// usage text all come from it.
 package format
 
 import (
@@ -9,17 +12,10 @@ import (
 	"io"
 
 	"github.com/jsprof/jsprof/format/chrometrace"
-	"github.com/jsprof/jsprof/format/firefox"
-	"github.com/jsprof/jsprof/format/folded"
-	"github.com/jsprof/jsprof/format/pprof"
-	"github.com/jsprof/jsprof/format/speedscope"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/profile"
 )
-
-// Supported lists the input formats Parse reads, for error messages.
-const Supported = "a V8 .cpuprofile (current or legacy, XS call graphs), a Chrome trace (JSON array or object with traceEvents), speedscope, a Firefox profile (Gecko or processed), pprof or folded stacks"
 
 // Options controls Parse. The zero value means defaults.
 type Options struct {
@@ -51,8 +47,8 @@ func read(st *input.Stream, opts Options) (*profile.Profile, error) {
 	if err != nil && !errors.Is(err, io.EOF) && len(head) == 0 {
 		return nil, err
 	}
-	if trace, _ := chrometrace.Sniff(head); trace {
-		return chrometrace.Parse(st, opts.Trace)
+	if f := detect(head); f != nil && f.stream != nil {
+		return f.stream(st, opts)
 	}
 	data, err := st.ReadAll()
 	if err != nil {
@@ -61,31 +57,38 @@ func read(st *input.Stream, opts Options) (*profile.Profile, error) {
 	return Parse(data, opts)
 }
 
-// Parse parses a decompressed input held in memory.
+// Parse parses a decompressed input held in memory. The format is the first
+// of Formats to claim it: see [Info.Sniff] and [Info.Fallback]; the readable
+// formats without a Sniff (pprof) are tried last, by reading the input.
 func Parse(data []byte, opts Options) (*profile.Profile, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 {
 		return nil, &profile.ParseError{Offset: 0, Err: profile.ErrEmpty}
 	}
-	if trace, _ := chrometrace.Sniff(data); trace {
-		return chrometrace.Parse(bytes.NewReader(data), opts.Trace)
+	if f := detect(data); f != nil {
+		return f.parse(data, opts)
 	}
-	if speedscope.Sniff(data) {
-		return speedscope.ParseBytes(data)
-	}
-	if firefox.Sniff(data) {
-		return firefox.ParseBytes(data)
-	}
-	if trimmed[0] == '{' {
-		// A .cpuprofile, or an object that is neither: the reader says what
-		// is wrong with it, which helps more than "unrecognized".
-		return v8.ParseBytes(data, opts.V8Limits)
-	}
-	if folded.Sniff(trimmed) {
-		return folded.ParseProfile(bytes.NewReader(data))
-	}
-	if p, err := pprof.Parse(bytes.NewReader(data)); err == nil {
-		return p, nil
+	for _, f := range Formats {
+		if f.In && f.Sniff == nil {
+			if p, err := f.parse(data, opts); err == nil {
+				return p, nil
+			}
+		}
 	}
 	return nil, &profile.ParseError{Offset: int64(len(data) - len(trimmed)), Err: fmt.Errorf("%w: want %s", profile.ErrUnrecognized, Supported)}
+}
+
+// detect returns the readable format whose Sniff claims head: the formats
+// with a signature first, in table order, then the fallbacks; nil when none
+// does.
+func detect(head []byte) *Info {
+	for _, fallback := range []bool{false, true} {
+		for i := range Formats {
+			f := &Formats[i]
+			if f.In && f.Sniff != nil && f.Fallback == fallback && f.Sniff(head) {
+				return f
+			}
+		}
+	}
+	return nil
 }
