@@ -64,8 +64,8 @@ const (
 
 // Integrate reconstructs the thread's ProfileCalls from its samples and
 // trace events exactly as DevTools' SamplesIntegrator does
-// (devtools-engine.md §4), then computes their self times as its treify does
-// over the thread's entries (§4 Step 3). Calls come in DevTools' order; a
+// (docs/devtools-engine.md §4), then computes their self times as its treify does
+// over the thread's entries (§4.6). Calls come in DevTools' order; a
 // call that treify leaves out of the tree has InTree false and Self 0.
 func (tl *Timeline) Integrate(opts IntegrateOptions) []Call {
 	cs, _ := tl.integrate(opts, false)
@@ -73,7 +73,7 @@ func (tl *Timeline) Integrate(opts IntegrateOptions) []Call {
 }
 
 // IntegrateEntries is Integrate that also returns the thread's flame-chart
-// entries (devtools-engine.md §6).
+// entries (docs/devtools-engine.md §6).
 func (tl *Timeline) IntegrateEntries(opts IntegrateOptions) ([]Call, []Entry) {
 	return tl.integrate(opts, true)
 }
@@ -466,7 +466,7 @@ func (it *integrator) truncate(depth int, t float64) {
 	it.jsStack = it.jsStack[:depth]
 }
 
-// Entry is a flame-chart entry of a trace thread (devtools-engine.md §6): a
+// Entry is a flame-chart entry of a trace thread (docs/devtools-engine.md §6): a
 // trace event or a call in the thread's tree, at the level DevTools draws
 // it. Entries come depth-first, as DevTools appends them.
 type Entry struct {

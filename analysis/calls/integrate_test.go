@@ -82,7 +82,7 @@ var p1 = strings.Join([]string{cf(1, "(root)", 2, 3), cf(2, "a", 3), cf(3, "b")}
 // P2: a and b both children of the root.
 var p2 = strings.Join([]string{cf(1, "(root)", 2, 3), cf(2, "a"), cf(3, "b")}, ",")
 
-// The DevTools SamplesIntegrator.test.ts cases (devtools-engine.md §10).
+// The DevTools SamplesIntegrator.test.ts cases (docs/devtools-engine.md §11).
 func TestIntegrateDevToolsCases(t *testing.T) {
 	tests := []struct {
 		name string
@@ -123,7 +123,7 @@ func TestIntegrateDevToolsCases(t *testing.T) {
 }
 
 // recursive-blocking-js: the engine's own list has 5131 calls, none on the
-// (root), (program), (idle) or (garbage collector) nodes (§10 item 9).
+// (root), (program), (idle) or (garbage collector) nodes (docs/devtools-engine.md §11).
 func TestIntegrateRecursiveBlockingJS(t *testing.T) {
 	path := proftest.Corpus(t, "devtools/recursive-blocking-js.json.gz")
 	p, err := format.ReadFile(path, nil, format.Options{})

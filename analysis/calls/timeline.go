@@ -1,6 +1,6 @@
 // Package calls estimates the JS calls ("ProfileCalls") of a sampled profile
 // exactly as the Chrome DevTools trace engine does for a bare .cpuprofile
-// (devtools-engine.md §3 and §5): DevTools' own view of the call tree, its
+// (docs/devtools-engine.md §3 and §5): DevTools' own view of the call tree, its
 // sorted and extrapolated sample times, its fixMissingSamples repair, its
 // meta nodes, and its forEachFrame walk with GC samples stacked on the
 // previous sample's stack.

@@ -47,7 +47,7 @@ func Category(name, cat string, isProfileCall bool) string {
 
 // eventCategory is the category of every event style of the pinned engine's
 // Styles.ts (@paulirish/trace_engine 0.0.65, maybeInitSylesMap; 111 names,
-// devtools-engine.md §8), by trace event name. The comments mark the
+// docs/devtools-engine.md §9), by trace event name. The comments mark the
 // styles that are hidden in the flame chart.
 var eventCategory = map[string]string{
 	"RunTask":                     Other,

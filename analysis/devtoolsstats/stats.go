@@ -1,7 +1,7 @@
 // Package devtoolsstats computes the Chrome DevTools Performance panel's
 // Summary breakdown ("pie"): how much of a time window each DevTools
 // category (scripting, rendering, painting, loading, other = "System",
-// idle, …) takes on one thread (devtools-engine.md §7 and §8).
+// idle, …) takes on one thread (docs/devtools-engine.md §8 and §9).
 //
 // The breakdown is DevTools' statsForTimeRange
 // (panels/timeline/components/TimelineRangeSummaryView.ts) over a thread's

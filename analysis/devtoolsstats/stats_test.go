@@ -28,7 +28,7 @@ func ev(name string, start, end float64) Event {
 }
 
 // TestStatsForTimeRangeDevTools is TimelineUIUtils.test.ts's statsForTimeRange
-// case (devtools-engine.md §7).
+// case (docs/devtools-engine.md §8).
 func TestStatsForTimeRangeDevTools(t *testing.T) {
 	t.Parallel()
 	events := []Event{

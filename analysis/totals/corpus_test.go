@@ -10,7 +10,7 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-// The XS corpus profile (formats.md §3.2, §4): a DAG already freed of cycles
+// The XS corpus profile (docs/formats.md §3.2, §3.4): a DAG already freed of cycles
 // by XS, in which fib ← {callerA, (anonymous-656)}, helper ← {callerA,
 // callerB} and Array.from ← {jsonWork, sortWork}; helper's only callee is
 // Math.sqrt, fib calls nothing. 1828 samples from 1,251 µs after startTime

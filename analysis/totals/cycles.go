@@ -9,7 +9,7 @@ import (
 
 // RemoveCycles returns the caller→callee edges of thread t that XS keeps when
 // it removes cycles before writing a profile (fxRemoveProfilerCycle,
-// formats.md §3.2), in input order, and the number of edges it removes. The
+// docs/formats.md §3.2), in input order, and the number of edges it removes. The
 // edges are Profile.Edges for a call graph and the Parent links for a tree.
 // The caller owns the slice.
 //

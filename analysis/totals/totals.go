@@ -1,24 +1,24 @@
 // Package totals computes per-function self and total time under the rules
 // of the viewers that disagree about them ("total-time semantics"), as the
-// shared docs/formats.md describes them:
+// docs/formats.md §4 describes them:
 //
 //   - DevTools: a function's total counts only its outermost call on each
 //     stack. Package calltree computes it from DevTools' own call
 //     reconstruction; this package only names it.
-//   - VSCode (formats.md §1.3, VS Code's profilingModel.ts): a node's total is
+//   - VSCode (docs/formats.md §4, VS Code's profilingModel.ts): a node's total is
 //     its self time plus its children's totals, with the children taken as a
 //     tree, and a function's total is the sum over all of its nodes. Recursion
 //     and call-graph nodes with several callers are therefore counted several
 //     times, and a total can exceed the profile's duration. That is what
 //     VS Code shows, and why it is offered: to explain its numbers.
-//   - XSBug (formats.md §3.3, xsbug's ProfilePane.js and ProfilePane.c): on
+//   - XSBug (docs/formats.md §3.3, xsbug's ProfilePane.js and ProfilePane.c): on
 //     a call graph, each hit record's self time is propagated to its callers,
 //     split equally among them (the file does not say how often each caller
 //     was on the stack), shares under 1 µs dropped, on-path cycles cut. No
 //     total exceeds the profile's duration. On a tree a node's total is its
 //     inclusive time, and a function counts its outermost nodes only.
 //
-// RemoveCycles reproduces XS's fxRemoveProfilerCycle (formats.md §3.2), which
+// RemoveCycles reproduces XS's fxRemoveProfilerCycle (docs/formats.md §3.2), which
 // turns a call graph into the DAG that XS writes.
 //
 // Self time is the same under VSCode and XSBug: each sample lasts until the

@@ -16,7 +16,7 @@ import (
 const MaxPropagationSteps = 100_000_000
 
 // xsbugTotals returns, for every node of thread t, the total xsbug shows for
-// it (formats.md §3.3), zero for a tree node whose function is already
+// it (docs/formats.md §3.3), zero for a tree node whose function is already
 // counted by an ancestor (see below). The nodes are xsbug's records.
 //
 //  1. Records in file order. XS writes records in ascending id, so the

@@ -7,10 +7,10 @@
 // so memory grows with what is kept (the CPU profiles and the duration and
 // instant events of threads), not with the file. CPU profiles are assembled
 // from Profile/ProfileChunk events (and legacy CpuProfile events) as the
-// DevTools SamplesHandler does (devtools-engine.md §2): keyed by process and
+// DevTools SamplesHandler does (docs/devtools-engine.md §2.1): keyed by process and
 // profile id, on the thread of the Profile event, one profile per thread
 // chosen by source. B/E events are paired as the DevTools RendererHandler
-// pairs them: one LIFO stack across all threads, in file order.
+// pairs them (§2.2): one LIFO stack across all threads, in file order.
 //
 // Every thread with a chosen profile becomes a profile.Thread with its
 // samples and its X/I/B-E events (sorted as DevTools sorts a thread's

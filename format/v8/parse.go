@@ -2,7 +2,7 @@
 // of the DevTools protocol that Node --cpu-prof, Chrome DevTools, Deno and XS
 // write, in its current form (nodes with children or parent links, samples and
 // timeDeltas in µs) and its legacy form (a nested head tree, start and end in
-// seconds, timestamps in µs). See docs/formats.md §1 and §3 in the shared docs.
+// seconds, timestamps in µs). See docs/formats.md §1 and §3.
 //
 // Parse fills the profile tables directly from a byte-level scanner: it never
 // builds a generic JSON tree. Input node ids are renumbered densely in preorder

@@ -229,7 +229,7 @@ func slices64Equal(a, b []int64) bool {
 }
 
 // The XS corpus profile: a call graph whose fib, helper and Array.from have
-// two callers each (docs/formats.md §3.2).
+// two callers each (docs/formats.md §3.4).
 func TestXSCorpus(t *testing.T) {
 	path := proftest.Corpus(t, "xs/xs_workload.cpuprofile")
 	p, err := format.ReadFile(path, nil, format.Options{})
