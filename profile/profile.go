@@ -16,7 +16,7 @@ type Time int64
 func TimeFromMicros(us float64) Time {
 	ip := math.Floor(us)
 	if math.IsNaN(us) || math.Abs(ip) >= (1<<63-1)/1000 {
-		return Time(us * 1000) // saturates; readers reject such values
+		return Time(math.Copysign(1, us)) * math.MaxInt64 // saturates, NaN by its sign bit (converting the float would be platform-dependent); readers reject such values
 	}
 	return Time(int64(ip)*1000 + int64(math.Round((us-ip)*1000)))
 }
