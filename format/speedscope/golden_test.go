@@ -55,4 +55,3 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
-
