@@ -30,6 +30,7 @@ import (
 //	                   while it fails and checked as soon as it passes
 type ErrorCase struct {
 	Name, Comment string
+	Path          string // the txtar file, if any
 	Input         []byte
 	Error         string
 	Diagnostics   string
@@ -109,6 +110,7 @@ func ReadErrorCase(path string) (ErrorCase, error) {
 	}
 	c := ErrorCase{
 		Name:        strings.TrimSuffix(filepath.Base(path), ".txtar"),
+		Path:        path,
 		Comment:     strings.TrimSpace(comment),
 		Input:       []byte(strings.TrimSuffix(input, "\n")),
 		Error:       strings.TrimSpace(sec["error"]),
@@ -178,6 +180,9 @@ func RunErrorCases(t *testing.T, cases []ErrorCase, parse func([]byte) (*profile
 				return
 			}
 			msg := fmt.Sprintf("%s\n%s", c.Comment, strings.Join(problems, "\n"))
+			if c.Path != "" {
+				msg = c.Path + ": " + msg
+			}
 			if c.Bug != "" {
 				t.Skipf("known bug, not fixed yet: %s\n%s", c.Bug, msg)
 			}
