@@ -187,7 +187,7 @@ func TestErrorCasesBinary(t *testing.T) {
 		{Name: "truncated-gzip", Comment: "A gzipped profile cut short.",
 			Input: valid[:len(valid)/2], Error: `decompressing profile: unexpected EOF`},
 		{Name: "negative-values", Comment: "Negative values count as 0 and are reported.",
-			Input: encode(one(nanos, []int64{-3}, []int64{4}, []int64{-1})),
+			Input:       encode(one(nanos, []int64{-3}, []int64{4}, []int64{-1})),
 			Diagnostics: `synthetic-times ×3: .*\nnegative-value ×2: 2 samples had a negative time value, counted as 0`},
 	}
 	proftest.RunErrorCases(t, cases, parse, proftest.ErrorOptions{})
