@@ -6,190 +6,43 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
 
-// errorCase is one testdata/errors/*.txtar file. Its comment says what the
-// case is about; its sections are
-//
-//	-- input --        the input, without the section's final newline
-//	-- error --        a regexp that the whole error message must match; it
-//	                   must pin the offset ("offset N: ") and name the path
-//	-- diagnostics --  instead of error: the input is accepted, and its
-//	                   Diagnostics.String() (trimmed) must match this regexp
-//	-- bug --          optional: a known bug, reported but not fixed yet,
-//	                   that makes the case fail; such a case is skipped while
-//	                   it fails and checked as soon as it passes
-type errorCase struct {
-	comment, input, error, diagnostics, bug string
-}
-
-// parseTxtar reads the small subset of the txtar format the cases use:
-// "-- name --" lines start sections, and what comes before the first one is
-// the comment.
-func parseTxtar(data []byte) (comment string, sections map[string]string, err error) {
-	sections = map[string]string{}
-	var name string
-	var text strings.Builder
-	flush := func() error {
-		if name == "" {
-			comment = text.String()
-		} else if _, dup := sections[name]; dup {
-			return fmt.Errorf("section %q twice", name)
-		} else {
-			sections[name] = text.String()
-		}
-		text.Reset()
-		return nil
-	}
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		trimmed := strings.TrimRight(line, "\n")
-		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			if err := flush(); err != nil {
-				return "", nil, err
-			}
-			name = strings.TrimSpace(trimmed[3 : len(trimmed)-3])
-			continue
-		}
-		text.WriteString(line)
-	}
-	return comment, sections, flush()
-}
-
-func readErrorCase(t *testing.T, path string) errorCase {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	comment, sec, err := parseTxtar(data)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	input, ok := sec["input"]
-	if !ok {
-		t.Fatalf("%s: no input section", path)
-	}
-	c := errorCase{
-		comment:     strings.TrimSpace(comment),
-		input:       strings.TrimSuffix(input, "\n"),
-		error:       strings.TrimSpace(sec["error"]),
-		diagnostics: strings.TrimSpace(sec["diagnostics"]),
-		bug:         strings.TrimSpace(sec["bug"]),
-	}
-	for name := range sec {
-		switch name {
-		case "input", "error", "diagnostics", "bug":
-		default:
-			t.Fatalf("%s: unknown section %q", path, name)
-		}
-	}
-	if (c.error == "") == (c.diagnostics == "") {
-		t.Fatalf("%s: want exactly one of the error and diagnostics sections", path)
-	}
-	if c.error != "" && !regexp.MustCompile(`^offset [0-9]+: \S`).MatchString(c.error) {
-		t.Fatalf("%s: the error regexp must start with a literal offset and a path: %q", path, c.error)
-	}
-	return c
-}
-
-// parseCatching runs ParseBytes, turning a panic into an error.
-func parseCatching(data []byte) (p *profile.Profile, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			p, err = nil, fmt.Errorf("panic: %v", r)
-		}
-	}()
-	return v8.ParseBytes(data, v8.Limits{})
-}
-
 // TestParseErrors checks the error (or the diagnostics) of each bad input in
-// testdata/errors: the message, which must give the byte offset and the JSON
-// path of the problem, and the *profile.ParseError behind it.
+// testdata/errors (see proftest.ErrorCase): the message, which must give the
+// byte offset and the JSON path of the problem, and the *profile.ParseError
+// behind it. format.Parse must give the same answer for an object (other
+// top levels may be another format, such as a JSON-array Chrome trace).
 func TestParseErrors(t *testing.T) {
 	t.Parallel()
-	paths, err := filepath.Glob("testdata/errors/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no cases in testdata/errors: %v", err)
-	}
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			c := readErrorCase(t, path)
-			problems := checkErrorCase(c)
-			if len(problems) == 0 {
-				return
-			}
-			msg := fmt.Sprintf("%s\n%s", c.comment, strings.Join(problems, "\n"))
-			if c.bug != "" {
-				t.Skipf("known bug, not fixed yet: %s\n%s", c.bug, msg)
-			}
-			t.Error(msg)
-		})
-	}
+	parse := func(data []byte) (*profile.Profile, error) { return v8.ParseBytes(data, v8.Limits{}) }
+	proftest.ErrorCases(t, "testdata/errors", parse, proftest.ErrorOptions{JSON: true, Check: checkFormatParse})
 }
 
-// checkErrorCase returns what is wrong with the reader's answer to c.
-func checkErrorCase(c errorCase) []string {
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	data := []byte(c.input)
-	p, err := parseCatching(data)
-	if c.diagnostics != "" {
-		if err != nil {
-			add("got error %v, want the input accepted", err)
-			return problems
-		}
-		got := strings.TrimSpace(p.Diagnostics.String())
-		if !regexp.MustCompile(`^(?:` + c.diagnostics + `)$`).MatchString(got) {
-			add("got diagnostics\n%s\nwant match for\n%s", got, c.diagnostics)
-		}
-		if err := p.Validate(); err != nil {
-			add("accepted a profile that fails Validate: %v", err)
-		}
-		if _, err := format.Parse(data, format.Options{}); err != nil {
-			add("format.Parse: got error %v, want the input accepted", err)
-		}
-		return problems
-	}
+// checkFormatParse checks that format.Parse accepts what the reader accepts
+// and, for an object, rejects what it rejects with the same message.
+func checkFormatParse(c proftest.ErrorCase, _ *profile.Profile, err error) []string {
+	_, ferr := format.Parse(c.Input, format.Options{})
 	if err == nil {
-		add("got no error, want %q", c.error)
-		return problems
+		if ferr != nil {
+			return []string{fmt.Sprintf("format.Parse: got error %v, want the input accepted", ferr)}
+		}
+		return nil
 	}
-	msg := err.Error()
-	if !regexp.MustCompile(`^(?:` + c.error + `)$`).MatchString(msg) {
-		add("got error  %q\nwant match %q", msg, c.error)
-	}
-	var pe *profile.ParseError
-	if !errors.As(err, &pe) {
-		add("got %T, want a *profile.ParseError", err)
-		return problems
-	}
-	if pe.Offset < 0 || pe.Offset > int64(len(data)) {
-		add("offset %d outside the input [0, %d]", pe.Offset, len(data))
-	}
-	if pe.Path == "" {
-		add("no JSON path in %q", msg)
-	}
-	if want := fmt.Sprintf("offset %d: %s: ", pe.Offset, pe.Path); !strings.HasPrefix(msg, want) {
-		add("message %q does not start with %q", msg, want)
-	}
-	// format.Parse hands an object to this reader: same error. (Other top
-	// levels may be another format, such as a JSON-array Chrome trace.)
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
-		if _, ferr := format.Parse(data, format.Options{}); ferr == nil || ferr.Error() != msg {
-			add("format.Parse: got error %v, want the reader's", ferr)
+	if trimmed := bytes.TrimSpace(c.Input); len(trimmed) > 0 && trimmed[0] == '{' {
+		if ferr == nil || ferr.Error() != err.Error() {
+			return []string{fmt.Sprintf("format.Parse: got error %v, want the reader's", ferr)}
 		}
 	}
-	return problems
+	return nil
 }
 
 // TestParseErrorsWithFile checks that format.ReadFile puts the file name first.

@@ -2,10 +2,7 @@ package v8_test
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/jsprof/jsprof/format"
@@ -14,7 +11,7 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-var updateDumps = flag.Bool("update-dumps", false, "rewrite the profile dump goldens in testdata/golden")
+var update = flag.Bool("update", false, "rewrite golden files")
 
 // dumpCases are small inputs of every shape the reader accepts; each one's
 // profile.String dump is a golden file.
@@ -70,45 +67,10 @@ func TestParseDumps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := p.String()
-			golden := filepath.Join("testdata", "golden", tc.name+".dump")
-			if *updateDumps {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update-dumps to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("dump differs from %s (go test -update-dumps rewrites it)\n%s", golden, lineDiff(string(want), got))
-			}
+			proftest.Golden(t, filepath.Join("testdata", "golden", tc.name+".txt"), []byte(p.String()))
 		})
 	}
 }
-
-// lineDiff shows the lines that differ, with their numbers.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			b.WriteString("line " + itoa(i+1) + ":\n-" + wl + "\n+" + gl + "\n")
-		}
-	}
-	return b.String()
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // Facts the dumps encode, asserted directly so that a wrong golden cannot
 // hide them.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -46,7 +47,7 @@ func TestWriteRoundTrip(t *testing.T) {
 			lastEnd := regexp.MustCompile(` lastend=\d+`)
 			got, want = lastEnd.ReplaceAllString(got, ""), lastEnd.ReplaceAllString(want, "")
 			if got != want {
-				t.Errorf("round trip differs:\n%s", lineDiff(want, got))
+				t.Errorf("round trip differs:\n%s", proftest.Diff("first read", "read back", []byte(want), []byte(got)))
 			}
 		})
 	}
@@ -62,7 +63,7 @@ func TestWriteRoundTripNodeProfiles(t *testing.T) {
 			}
 			q := roundTrip(t, p)
 			if got, want := dumpWithoutDiagnostics(q), dumpWithoutDiagnostics(p); got != want {
-				t.Errorf("round trip differs:\n%.2000s", lineDiff(want, got))
+				t.Errorf("round trip differs:\n%.2000s", proftest.Diff("first read", "read back", []byte(want), []byte(got)))
 			}
 		})
 	}
