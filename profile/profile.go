@@ -268,17 +268,31 @@ func (p *Profile) Depths() []int32 {
 	return d
 }
 
-// FunctionKey identifies a function for aggregation: frames with the same name,
-// URL, line and column are one function (script id and code type are ignored).
+// FunctionKey identifies a function for aggregation as DevTools' trees tell
+// functions apart (TraceTree's generateEventID, docs/devtools-engine.md §7):
+// by name, script, line and column, where the script is the script id or,
+// for a frame without one (or with V8's "0" of natives and builtins), the
+// URL. Frames of one script with different URLs, which old Chrome profiles
+// have, are one function. A trace event used as a frame (KindEvent) is its
+// name, apart from any JS function of that name. The key holds no URL to
+// show: take it from a frame of the function.
 type FunctionKey struct {
-	Name, URL    StringID
+	Name, Script StringID
 	Line, Column int32
+	Event        bool
 }
 
 // FunctionKey returns the function of frame f.
 func (p *Profile) FunctionKey(f FrameID) FunctionKey {
 	fr := &p.Frames[f]
-	return FunctionKey{fr.Name, fr.URL, fr.Line, fr.Column}
+	if fr.Kind == KindEvent {
+		return FunctionKey{Name: fr.Name, Line: -1, Column: -1, Event: true}
+	}
+	script := fr.ScriptID
+	if script == 0 || p.Strings[script] == "0" {
+		script = fr.URL
+	}
+	return FunctionKey{fr.Name, script, fr.Line, fr.Column, false}
 }
 
 // ThreadSamples returns thread t's sample columns as subslices of p.Samples.

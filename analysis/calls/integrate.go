@@ -599,3 +599,8 @@ func init() {
 		visibleEvents[n] = true
 	}
 }
+
+// VisibleStyle reports whether DevTools gives trace events of this name a
+// visible style (Styles.visibleTypes of the pinned engine): the names its
+// VisibleEventsFilter accepts in the Bottom-Up and Call Tree tabs.
+func VisibleStyle(name string) bool { return visibleEvents[name] }

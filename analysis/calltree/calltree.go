@@ -42,6 +42,7 @@ type Node struct {
 // Tree is the aggregation of one thread.
 type Tree struct {
 	Profile *profile.Profile
+	Thread  profile.ThreadID
 	Funcs   []Function
 	// TopDown is the top-down call tree: Nodes[0] is the root and its Total
 	// is the time covered by the calls (the sampled time).
@@ -63,11 +64,27 @@ type Tree struct {
 	tdParent []int32
 	stack    []int32 // open top-down nodes
 	onStack  []int32 // per function: open calls
+	// With clip, calls are clipped to [from, to]; childClip holds, per open
+	// call, the clipped durations of its children so far.
+	clip      bool
+	from, to  profile.Time
+	childClip []profile.Time
 }
 
 // Build aggregates the calls of the timeline (DevTools' forEachFrame walk).
 func Build(tl *calls.Timeline) *Tree {
 	return build(tl, func(t *Tree) { tl.Walk(t) })
+}
+
+// BuildWindow is Build with every call clipped to the window [from, to], as
+// DevTools' trees clip events to their window (a call's self is its clipped
+// duration minus its children's); calls outside it add nothing.
+func BuildWindow(tl *calls.Timeline, from, to profile.Time) *Tree {
+	return build(tl, func(t *Tree) {
+		t.clip, t.from, t.to = true, from, to
+		t.childClip = []profile.Time{0}
+		tl.Walk(t)
+	})
 }
 
 // FromCalls aggregates materialised calls of the timeline's thread, such as
@@ -81,6 +98,7 @@ func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
 	thr := &p.Threads[th]
 	return &Tree{
 		Profile:  p,
+		Thread:   th,
 		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
 		NodeSelf: make([]profile.Time, thr.Nodes.Len()),
 		thread:   thr,
@@ -147,6 +165,9 @@ func (t *Tree) funcID(f profile.FrameID) FuncID {
 func (t *Tree) Open(c *calls.Call) {
 	parent := t.stack[len(t.stack)-1]
 	local := c.Node - profile.NodeID(t.thread.Nodes.Start)
+	if t.clip {
+		t.childClip = append(t.childClip, 0)
+	}
 	if t.tdParent[local] == parent {
 		n := t.tdOf[local]
 		t.stack = append(t.stack, n)
@@ -165,17 +186,25 @@ func (t *Tree) Close(c *calls.Call) {
 	n := t.stack[len(t.stack)-1]
 	t.stack = t.stack[:len(t.stack)-1]
 	nd := &t.TopDown[n]
-	nd.Self += c.Self
-	nd.Total += c.Dur
+	self, dur := c.Self, c.Dur
+	if t.clip {
+		k := len(t.childClip) - 1
+		dur = max(0, min(c.Start+c.Dur, t.to)-max(c.Start, t.from))
+		self = dur - t.childClip[k]
+		t.childClip = t.childClip[:k]
+		t.childClip[k-1] += dur
+	}
+	nd.Self += self
+	nd.Total += dur
 	nd.Calls++
 	fn := &t.Funcs[nd.Func]
-	fn.Self += c.Self
+	fn.Self += self
 	fn.Calls++
 	t.onStack[nd.Func]--
 	if t.onStack[nd.Func] == 0 {
-		fn.Total += c.Dur
+		fn.Total += dur
 	}
-	t.NodeSelf[c.Node-profile.NodeID(t.thread.Nodes.Start)] += c.Self
+	t.NodeSelf[c.Node-profile.NodeID(t.thread.Nodes.Start)] += self
 	t.Calls++
 }
 
@@ -190,14 +219,18 @@ const (
 
 // Top returns the functions sorted by self or total time, hottest first (ties
 // by name for a stable order); n ≤ 0 means all.
-func (t *Tree) Top(by By, n int) []FuncID {
-	ids := make([]FuncID, len(t.Funcs))
+func (t *Tree) Top(by By, n int) []FuncID { return Top(t.Profile, t.Funcs, by, n) }
+
+// Top returns the indexes of funcs (a tree's function table, or a copy with
+// other totals) sorted by self or total time, hottest first (ties by name,
+// then URL, for a stable order); n ≤ 0 means all.
+func Top(p *profile.Profile, funcs []Function, by By, n int) []FuncID {
+	ids := make([]FuncID, len(funcs))
 	for i := range ids {
 		ids[i] = FuncID(i)
 	}
-	p := t.Profile
 	slices.SortStableFunc(ids, func(a, b FuncID) int {
-		fa, fb := &t.Funcs[a], &t.Funcs[b]
+		fa, fb := &funcs[a], &funcs[b]
 		ka, kb := fa.Self, fb.Self
 		if by == ByTotal {
 			ka, kb = fa.Total, fb.Total
@@ -208,7 +241,7 @@ func (t *Tree) Top(by By, n int) []FuncID {
 		if c := cmp.Compare(p.Str(fa.Key.Name), p.Str(fb.Key.Name)); c != 0 {
 			return c
 		}
-		return cmp.Compare(p.Str(fa.Key.URL), p.Str(fb.Key.URL))
+		return cmp.Compare(p.Str(p.Frames[fa.Frame].URL), p.Str(p.Frames[fb.Frame].URL))
 	})
 	if n > 0 && n < len(ids) {
 		ids = ids[:n]
@@ -331,7 +364,8 @@ type LineSelf struct {
 
 // Lines returns per-line self time from the nodes' positionTicks: each node's
 // self time is split over its lines in proportion to their ticks. Sorted by
-// self time, hottest first.
+// self time, hottest first. Lines does not change t, so it is safe to call
+// concurrently.
 func (t *Tree) Lines() []LineSelf {
 	p := t.Profile
 	start := profile.NodeID(t.thread.Nodes.Start)
@@ -353,7 +387,10 @@ func (t *Tree) Lines() []LineSelf {
 		if lt.Node < start || lt.Node >= end || sum[lt.Node] <= 0 {
 			continue
 		}
-		f := t.funcID(p.Nodes[lt.Node].Frame)
+		f, ok := t.funcOf[p.FunctionKey(p.Nodes[lt.Node].Frame)]
+		if !ok {
+			continue // a node the tree never saw (no time in it)
+		}
 		k := key{f, lt.Line}
 		ls, ok := acc[k]
 		if !ok {

@@ -154,12 +154,21 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 // it: each sample lasts until the next (the last one, one average interval,
 // as DevTools extrapolates it). Assign must have run.
 func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
+	n := len(tl.Samples)
+	if n == 0 {
+		return make([]profile.Time, len(p.Categories))
+	}
+	return TimesIn(p, tl, tl.Times[0], tl.Times[n])
+}
+
+// TimesIn is Times with every sample clipped to [from, to].
+func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []profile.Time {
 	out := make([]profile.Time, len(p.Categories))
 	base := int(p.Threads[tl.Thread].Samples.Start)
 	for i := range tl.Samples {
 		c := p.Samples.Category[base+i]
-		if int(c) < len(out) {
-			out[c] += tl.Times[i+1] - tl.Times[i]
+		if d := min(tl.Times[i+1], to) - max(tl.Times[i], from); int(c) < len(out) && d > 0 {
+			out[c] += d
 		}
 	}
 	return out

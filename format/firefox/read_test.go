@@ -144,7 +144,7 @@ func selfByFunction(t *testing.T, p *profile.Profile) map[string]profile.Time {
 		tree := b.Finish()
 		for _, f := range tree.Funcs {
 			k := f.Key
-			out[fmt.Sprintf("%s %s:%d:%d", p.Str(k.Name), p.Str(k.URL), k.Line, k.Column)] += f.Self
+			out[fmt.Sprintf("%s %s:%d:%d", p.Str(k.Name), p.Str(p.Frames[f.Frame].URL), k.Line, k.Column)] += f.Self
 		}
 	}
 	return out

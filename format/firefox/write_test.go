@@ -103,7 +103,8 @@ func (pp *processed) funcLabel(i int) string {
 	return fmt.Sprintf("%s %s:%d:%d", s[ft.Name[i]], url, line, col)
 }
 
-func funcKeyLabel(p *profile.Profile, k profile.FunctionKey) string {
+func funcKeyLabel(p *profile.Profile, f *calltree.Function) string {
+	k := f.Key
 	name := p.Str(k.Name)
 	if name == "" {
 		name = "(anonymous)"
@@ -115,7 +116,7 @@ func funcKeyLabel(p *profile.Profile, k profile.FunctionKey) string {
 			col = k.Column + 1
 		}
 	}
-	return fmt.Sprintf("%s %s:%d:%d", name, p.Str(k.URL), line, col)
+	return fmt.Sprintf("%s %s:%d:%d", name, p.Str(p.Frames[f.Frame].URL), line, col)
 }
 
 func read(t testing.TB, path string) *profile.Profile {
@@ -444,7 +445,7 @@ func compareFuncs(t *testing.T, p *profile.Profile, tree *calltree.Tree, self, t
 	worst := 0.0
 	want := map[string]bool{}
 	for _, f := range tree.Funcs {
-		label := funcKeyLabel(p, f.Key)
+		label := funcKeyLabel(p, &f)
 		want[label] = true
 		ws, wt := float64(f.Self)/1e6, float64(f.Total)/1e6
 		ds, dt := math.Abs(self[label]-ws), math.Abs(total[label]-wt)

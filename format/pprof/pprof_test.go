@@ -371,7 +371,7 @@ func TestParseRoundTrip(t *testing.T) {
 			}
 			key := func(p *profile.Profile, f calltree.Function) string {
 				k := f.Key
-				return fmt.Sprintf("%q %q %d:%d", p.Str(k.Name), p.Str(k.URL), k.Line, k.Column)
+				return fmt.Sprintf("%q %q %d:%d", p.Str(k.Name), p.Str(p.Frames[f.Frame].URL), k.Line, k.Column)
 			}
 			byKey := map[string]calltree.Function{}
 			for _, f := range tree.Funcs {

@@ -55,7 +55,7 @@ func funcTimes(t *testing.T, p *profile.Profile, th profile.ThreadID, opts view.
 	tree := sb.Finish()
 	m := make(map[string]times, len(tree.Funcs))
 	for _, f := range tree.Funcs {
-		k := fmt.Sprintf("%q %q %d:%d", p.Str(f.Key.Name), p.Str(f.Key.URL), f.Key.Line, f.Key.Column)
+		k := fmt.Sprintf("%q %q %d:%d", p.Str(f.Key.Name), p.Str(p.Frames[f.Frame].URL), f.Key.Line, f.Key.Column)
 		m[k] = times{f.Self, f.Total}
 	}
 	return m, tree.TopDown[0].Total

@@ -381,7 +381,8 @@ func hostile(t testing.TB) *profile.Profile {
 		f := b.Frame(profile.Frame{Name: b.Intern(s), URL: b.Intern("file:///ok.js"), ScriptID: b.Intern("1"), Line: int32(i), Column: 0})
 		p.Nodes = append(p.Nodes, profile.Node{Parent: 0, Frame: f, InputID: int64(len(p.Nodes) + 1)})
 		parent := profile.NodeID(len(p.Nodes) - 1)
-		g := b.Frame(profile.Frame{Name: b.Intern("inner"), URL: b.Intern(s), ScriptID: b.Intern("2"), Line: 4, Column: 2})
+		// A script per hostile URL: functions are told apart by script id.
+		g := b.Frame(profile.Frame{Name: b.Intern("inner"), URL: b.Intern(s), ScriptID: b.Intern(strconv.Itoa(i + 2)), Line: 4, Column: 2})
 		p.Nodes = append(p.Nodes, profile.Node{Parent: parent, Frame: g, InputID: int64(len(p.Nodes) + 1)})
 		leaves = append(leaves, parent, profile.NodeID(len(p.Nodes)-1))
 	}

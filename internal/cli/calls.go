@@ -40,7 +40,7 @@ func runCalls(e *env, args []string) error {
 	if !*asJSON {
 		return usagef("only JSON output is available: pass --json")
 	}
-	l, err := load(e, name, loadOptions{common: common, entries: *entries, transform: transform})
+	l, err := load(e, name, loadOptions{common: common, calls: true, entries: *entries, transform: transform})
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func writeEntries(w *bufio.Writer, l *loaded) error {
 			_, err := w.Write(b)
 			return err
 		}
-		if !ta.timeline.IsTrace() {
+		if !ta.st.IsTrace() {
 			for _, c := range cs {
 				if err := emit(c.Depth, int64(c.Start), int64(c.Dur), p.Str(p.NodeFrame(c.Node).Name), true); err != nil {
 					return err

@@ -512,6 +512,30 @@ type call struct {
 	nodeID         int64
 	depth          int   // reconstructed from nesting
 	childrenDurSum int64 // Σ dur of the direct children
+	// cdur and cself are dur and self clipped to the thread's window (the
+	// profile's startTime to endTime), as DevTools' trees clip them.
+	cdur, cself int64
+}
+
+// clipToWindow sets each call's cdur and cself from its thread's window in threads
+// (summary's startUs and endUs). nest must have run.
+func clipToWindow(calls []call, threads []summaryThread) {
+	for _, th := range threads {
+		var stack []*call
+		for i := range calls {
+			c := &calls[i]
+			if c.pid != th.pid || c.tid != th.tid {
+				continue
+			}
+			stack = stack[:min(len(stack), c.depth)]
+			c.cdur = max(0, min(c.ts+c.dur, th.end)-max(c.ts, th.start))
+			c.cself += c.cdur
+			if len(stack) > 0 {
+				stack[len(stack)-1].cself -= c.cdur
+			}
+			stack = append(stack, c)
+		}
+	}
 }
 
 var callKeys = []string{"pid", "tid", "ts", "dur", "self", "name", "url", "line", "col", "scriptId", "nodeId"}
@@ -631,6 +655,7 @@ func TestCallsJSONContract(t *testing.T) {
 			out := mustRun(t, nil, "calls", "--json", profilePath(prof))
 			calls := parseCalls(t, out)
 			nest(t, calls)
+			clipToWindow(calls, threads)
 			for _, th := range threads {
 				var n, topLevel int64
 				for _, c := range calls {
@@ -639,7 +664,7 @@ func TestCallsJSONContract(t *testing.T) {
 					}
 					n++
 					if c.depth == 0 {
-						topLevel += c.dur
+						topLevel += c.cdur
 					}
 				}
 				if n != th.profileCalls {
@@ -647,7 +672,7 @@ func TestCallsJSONContract(t *testing.T) {
 				}
 				// 1 ns = 1e-6 ms.
 				if d := topLevel - th.sampled; d < -1 || d > 1 {
-					t.Errorf("thread %d/%d: Σ top-level call dur = %d ns, want sampledMs = %d ns", th.pid, th.tid, topLevel, th.sampled)
+					t.Errorf("thread %d/%d: Σ top-level call dur (within startUs–endUs) = %d ns, want sampledMs = %d ns", th.pid, th.tid, topLevel, th.sampled)
 				}
 			}
 			if int64(len(calls)) != sumProfileCalls(threads) {
@@ -714,6 +739,8 @@ func TestTopJSONContract(t *testing.T) {
 			path := profilePath(prof)
 			_, sum := summaryJSON(t, path)
 			calls := parseCalls(t, mustRun(t, nil, "calls", "--json", path))
+			nest(t, calls)
+			clipToWindow(calls, sum)
 			all := topJSON(t, "-n", "0", path)
 			byTotal := topJSON(t, "--by", "total", "-n", "0", path)
 			first := topJSON(t, "-n", "5", path)
@@ -726,11 +753,11 @@ func TestTopJSONContract(t *testing.T) {
 					t.Errorf("thread %d: got %d/%d %q, want %d/%d %q as in summary", i, th.pid, th.tid, th.name, s.pid, s.tid, s.name)
 				}
 				// Every function of the calls, once, with the self time
-				// of its calls.
+				// of its calls within the window.
 				wantSelf := map[string]int64{}
 				for _, c := range calls {
 					if c.pid == th.pid && c.tid == th.tid {
-						wantSelf[fn{name: c.name, url: c.url, line: c.line, col: c.col}.key()] += c.self
+						wantSelf[fn{name: c.name, url: c.url, line: c.line, col: c.col}.key()] += c.cself
 					}
 				}
 				var selfSum int64

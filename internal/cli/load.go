@@ -1,47 +1,47 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
-	"github.com/jsprof/jsprof/analysis/category"
 	"github.com/jsprof/jsprof/analysis/view"
-	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
-// loaded is an input with its per-thread analyses.
+// loaded is an input's session and the threads a command works on.
 type loaded struct {
 	name    string
-	size    int64 // bytes of the file as stored (compressed), or −1
-	profile *profile.Profile
+	sess    *session.Session
+	profile *profile.Profile // sess.Profile
 	threads []*threadAnalysis
 }
 
+// threadAnalysis is what a command asked the session for, for one thread.
 type threadAnalysis struct {
 	id       profile.ThreadID
+	st       *session.Thread
 	timeline *calls.Timeline
-	calls    []calls.Call   // trace threads: the integrated calls
+	calls    []calls.Call   // the calls in DevTools' order, if requested
 	entries  []calls.Entry  // trace threads: flame-chart entries, if requested
 	tree     *calltree.Tree // nil unless requested
+	// funcs is the tree's function table under the chosen total-time
+	// semantics (the tree's own, or a copy with other totals).
+	funcs []calltree.Function
 }
 
 // Calls returns the thread's calls in DevTools' order.
-func (ta *threadAnalysis) Calls() []calls.Call {
-	if ta.calls != nil || ta.timeline.IsTrace() {
-		return ta.calls
-	}
-	return ta.timeline.Calls()
-}
+func (ta *threadAnalysis) Calls() []calls.Call { return ta.calls }
 
 type loadOptions struct {
-	trees   bool // build the call trees (and count calls)
+	trees   bool // build the call trees
+	calls   bool // the calls (and, with entries, the flame-chart entries)
 	entries bool // keep the flame-chart entries of trace threads
 	common  *commonFlags
 	// transform is nil for commands without view, range or transform flags.
@@ -68,112 +68,85 @@ func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 	}
 }
 
-// selectThreads returns the threads matching sel: "pid:tid" or a name.
-func selectThreads(p *profile.Profile, sel string) ([]profile.ThreadID, error) {
-	var out []profile.ThreadID
-	if sel == "" {
-		for i := range p.Threads {
-			out = append(out, profile.ThreadID(i))
-		}
-		return out, nil
-	}
-	pid, tid, isPair := strings.Cut(sel, ":")
-	for i, th := range p.Threads {
-		if isPair && pid == strconv.FormatInt(th.PID, 10) && tid == strconv.FormatInt(th.TID, 10) || th.Name == sel {
-			out = append(out, profile.ThreadID(i))
-		}
-	}
-	if len(out) == 0 {
-		var have []string
-		for _, th := range p.Threads {
-			have = append(have, fmt.Sprintf("%d:%d %q", th.PID, th.TID, th.Name))
-		}
-		return nil, usagef("no thread matches --thread %q; the sampled threads are: %s", sel, strings.Join(have, ", "))
-	}
-	return out, nil
-}
-
-// load reads and parses a file and builds each thread's timeline, showing a
-// progress bar on a terminal for slow inputs.
+// load opens name as a session (showing a progress bar on a terminal for
+// slow inputs), selects the threads and asks the session for what opts
+// requests of each.
 func load(e *env, name string, opts loadOptions) (*loaded, error) {
-	l := &loaded{name: name, size: -1}
+	size := int64(-1)
 	if st, err := os.Stat(name); err == nil && name != "-" {
-		l.size = st.Size()
+		size = st.Size()
 	}
-	if l.size > 256<<20 {
-		// Big inputs: collect sooner. The heap is mostly pointer-free
-		// columns, so the extra collections cost little, and peak memory
-		// stays near the live data (GOGC 25 is set in main).
-		defer debug.SetGCPercent(debug.SetGCPercent(10))
-	}
-	prog := startProgress(e.stderr, l.size)
+	prog := startProgress(e.stderr, size)
 	defer prog.stop()
-	fo := format.Options{}
-	fo.Input.Progress = prog.setRead
-	fo.Trace.KeepArgs = opts.keepArgs
-	if c := opts.common; c != nil && *c.maxInput != "" {
-		n, err := parseSize(*c.maxInput)
-		if err != nil {
-			return nil, usagef("--max-input: %v", err)
-		}
-		fo.Input.MaxBytes = n
-	}
-	p, err := format.ReadFile(name, e.stdin, fo)
-	if err != nil {
-		return nil, err
-	}
-	prog.setPhase("analysing")
-	l.profile = p
-	sel, io := "", calls.IntegrateOptions{}
+	so := session.Options{Stdin: e.stdin, Progress: prog.setRead}
+	so.Read.Trace.KeepArgs = opts.keepArgs
+	sel := ""
 	if c := opts.common; c != nil {
+		if *c.maxInput != "" {
+			n, err := parseSize(*c.maxInput)
+			if err != nil {
+				return nil, usagef("--max-input: %v", err)
+			}
+			so.Read.Input.MaxBytes = n
+		}
 		sel = *c.thread
-		io = calls.IntegrateOptions{ShowAllEvents: *c.showAllEvents, TraceIDFakeMode: *c.traceIDFake}
-	}
-	ids, err := selectThreads(p, sel)
-	if err != nil {
-		return nil, err
+		so.Integrate = calls.IntegrateOptions{ShowAllEvents: *c.showAllEvents, TraceIDFakeMode: *c.traceIDFake}
 	}
 	vo, err := opts.transform.options()
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		tl, err := calls.NewTimeline(p, id)
-		if err != nil {
-			return nil, fmt.Errorf("%s: thread %d: %w", name, id, err)
+	s, err := session.Load(e.ctx, name, so)
+	if err != nil {
+		return nil, err
+	}
+	prog.setPhase("analysing")
+	l := &loaded{name: name, sess: s, profile: s.Profile}
+	ths, err := s.Select(sel)
+	if err != nil {
+		var se *session.SelectError
+		if errors.As(err, &se) {
+			return nil, usagef("--thread: %v", err)
 		}
-		ta := &threadAnalysis{id: id, timeline: tl}
-		switch {
-		case tl.IsTrace():
-			ta.calls, ta.entries = tl.IntegrateEntries(io)
-			if !opts.entries {
-				ta.entries = nil
-			}
-		case !vo.IsZero() && !opts.trees:
-			ta.calls = tl.Calls()
+		return nil, err
+	}
+	ctx := e.ctx
+	for _, st := range ths {
+		ta := &threadAnalysis{id: st.ID, st: st}
+		if ta.timeline, err = st.Timeline(ctx); err != nil {
+			return nil, err
 		}
-		if !vo.IsZero() {
-			if ta.calls != nil {
-				ta.calls = filterCalls(p, tl, ta.calls, &vo)
+		if opts.calls || opts.entries {
+			if ta.calls, err = st.Calls(ctx); err != nil {
+				return nil, err
 			}
-			if opts.trees {
-				// Views and transforms work on the samples' stacks.
-				sb := calltree.NewStackBuilder(p, id)
-				view.Stacks(tl, vo, func(s view.Stack) { sb.Add(s.Frames, s.Weight) })
-				ta.tree = sb.Finish()
+			if !vo.IsZero() {
+				from, to, err := st.Window(ctx)
+				if err != nil {
+					return nil, err
+				}
+				origin, err := st.Origin(ctx)
+				if err != nil {
+					return nil, err
+				}
+				ta.calls = view.Calls(l.profile, ta.calls, from, to, origin, &vo)
 			}
-		} else if opts.trees && tl.IsTrace() {
-			ta.tree = calltree.FromCalls(tl, ta.calls)
-		} else if opts.trees {
-			ta.tree = calltree.Build(tl)
+		}
+		if opts.entries {
+			if ta.entries, err = st.FlameEntries(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if opts.trees {
+			if ta.tree, err = st.Tree(ctx, vo); err != nil {
+				return nil, err
+			}
 		}
 		l.threads = append(l.threads, ta)
 	}
-	tls := make([]*calls.Timeline, len(l.threads))
-	for i, ta := range l.threads {
-		tls[i] = ta.timeline
+	if err := s.Categories(ctx); err != nil {
+		return nil, err
 	}
-	category.Assign(p, tls)
 	return l, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jsprof/jsprof/analysis/category"
 	"github.com/jsprof/jsprof/analysis/devtoolsstats"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
@@ -44,10 +43,13 @@ type threadSummary struct {
 	devtools               devtoolsstats.Stats
 }
 
-func summarize(l *loaded, ta *threadAnalysis) threadSummary {
+func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
 	th := l.thread(ta)
-	s := threadSummary{th: th, samples: th.Samples.Len(), nodes: th.Nodes.Len(),
-		categories: category.Times(l.profile, ta.timeline)}
+	cats, err := ta.st.CategoryTimes(e.ctx)
+	if err != nil {
+		return threadSummary{}, err
+	}
+	s := threadSummary{th: th, samples: th.Samples.Len(), nodes: th.Nodes.Len(), categories: cats}
 	if ta.timeline.IsTrace() {
 		// DevTools' Summary of a bare .cpuprofile is only Scripting and Idle;
 		// computing it exactly would materialise every call (1.4 M on the
@@ -55,8 +57,8 @@ func summarize(l *loaded, ta *threadAnalysis) threadSummary {
 		evs := devtoolsstats.ThreadEvents(l.profile, ta.id, ta.Calls())
 		s.devtools = devtoolsstats.WholeTrace(evs, devtoolsstats.TraceBounds(l.profile))
 	}
+	s.calls = len(ta.calls)
 	if ta.tree != nil {
-		s.calls = ta.tree.Calls
 		s.sampled = ta.tree.TopDown[0].Total
 	}
 	times := l.profile.ThreadSamples(ta.id).Time
@@ -73,7 +75,7 @@ func summarize(l *loaded, ta *threadAnalysis) threadSummary {
 			s.medianIntNS = d[len(d)/2]
 		}
 	}
-	return s
+	return s, nil
 }
 
 func runSummary(e *env, args []string) error {
@@ -84,7 +86,7 @@ func runSummary(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, err := load(e, name, loadOptions{trees: true, common: common})
+	l, err := load(e, name, loadOptions{trees: true, calls: true, common: common})
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,10 @@ func runSummary(e *env, args []string) error {
 		b = jsonw.String(b, name)
 		b = append(b, `,"threads":[`...)
 		for i, ta := range l.threads {
-			s := summarize(l, ta)
+			s, err := summarize(e, l, ta)
+			if err != nil {
+				return err
+			}
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -159,7 +164,10 @@ func runSummary(e *env, args []string) error {
 	fmt.Fprintf(w, "format    %s\n", p.Format)
 	fmt.Fprintf(w, "frames    %d\n", len(p.Frames))
 	for _, ta := range l.threads {
-		s := summarize(l, ta)
+		s, err := summarize(e, l, ta)
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "\nthread    pid %d tid %d %q", s.th.PID, s.th.TID, s.th.Name)
 		if s.th.ProcessName != "" {
 			fmt.Fprintf(w, " in %q", s.th.ProcessName)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
@@ -82,15 +83,26 @@ func runTop(e *env, args []string) error {
 			fmt.Fprintln(w)
 		}
 		total := ta.tree.TopDown[0].Total
-		fmt.Fprintf(w, "thread pid %d tid %d %q: %.3f ms sampled; total time: %s\n", th.PID, th.TID, th.Name, total.Millis(), sems[i])
+		fmt.Fprintf(w, "thread pid %d tid %d %q: %s; total time: %s\n", th.PID, th.TID, th.Name, timeLabel(ta), sems[i])
 		fmt.Fprintf(w, "%10s %6s %10s %6s  %s\n", "self ms", "self%", "total ms", "total%", "function")
-		for _, id := range ta.tree.Top(order, *n) {
-			f := &ta.tree.Funcs[id]
+		for _, id := range calltree.Top(p, ta.funcs, order, *n) {
+			f := &ta.funcs[id]
 			fmt.Fprintf(w, "%10.3f %5.1f%% %10.3f %5.1f%%  %s\n", f.Self.Millis(), pct(f.Self, total),
-				f.Total.Millis(), pct(f.Total, total), funcLabel(p, f.Key))
+				f.Total.Millis(), pct(f.Total, total), funcLabel(p, f))
 		}
 	}
 	return nil
+}
+
+// timeLabel says what a thread's tree adds up to: the sampled time of a
+// profile, or the time of a trace thread's Call Tree (its trace events and
+// JS calls, as DevTools' Call Tree tab shows them).
+func timeLabel(ta *threadAnalysis) string {
+	total := ta.tree.TopDown[0].Total
+	if ta.st.IsTrace() {
+		return fmt.Sprintf("%.3f ms in trace events and JS calls", total.Millis())
+	}
+	return fmt.Sprintf("%.3f ms sampled", total.Millis())
 }
 
 func pct(x, total profile.Time) float64 {
@@ -101,16 +113,18 @@ func pct(x, total profile.Time) float64 {
 }
 
 // funcLabel renders a function as "name url:line:col" with 1-based positions
-// for people (the JSON keeps the file's 0-based ones).
-func funcLabel(p *profile.Profile, k profile.FunctionKey) string {
+// for people (the JSON keeps the file's 0-based ones); a trace event is its
+// name.
+func funcLabel(p *profile.Profile, f *calltree.Function) string {
+	k := f.Key
 	name := p.Str(k.Name)
 	if name == "" {
 		name = "(anonymous)"
 	}
 	name = strconv.QuoteToGraphic(name)
 	name = name[1 : len(name)-1]
-	url := p.Str(k.URL)
-	if url == "" {
+	url := p.Str(p.Frames[f.Frame].URL)
+	if url == "" || k.Event {
 		return name
 	}
 	url = strconv.QuoteToGraphic(url)
@@ -129,12 +143,17 @@ func appendThreadHead(b []byte, th *profile.Thread) []byte {
 	return jsonw.String(b, th.Name)
 }
 
-func appendFuncKey(b []byte, p *profile.Profile, k profile.FunctionKey) []byte {
+func appendFuncKey(b []byte, p *profile.Profile, f *calltree.Function) []byte {
+	k := f.Key
 	b = append(b, `"name":`...)
 	b = jsonw.String(b, p.Str(k.Name))
 	b = append(b, `,"url":`...)
-	b = jsonw.String(b, p.Str(k.URL))
-	return fmt.Appendf(b, `,"line":%d,"col":%d`, k.Line, k.Column)
+	b = jsonw.String(b, p.Str(p.Frames[f.Frame].URL))
+	b = fmt.Appendf(b, `,"line":%d,"col":%d`, k.Line, k.Column)
+	if k.Event {
+		b = append(b, `,"event":true`...)
+	}
+	return b
 }
 
 // semantics is the total-time semantics used for a thread, and why.
@@ -188,8 +207,11 @@ func applyTotals(l *loaded, name string, plain bool) ([]semantics, error) {
 			s, reason = *forced, ""
 		} else if !plain {
 			s, reason = totals.DevTools, "views and transforms use DevTools semantics"
+		} else if s != totals.DevTools && ta.st.IsTrace() {
+			s, reason = totals.DevTools, "a trace thread's tree holds trace events"
 		}
 		out[i] = semantics{s, reason}
+		ta.funcs = ta.tree.Funcs
 		if s == totals.DevTools {
 			continue
 		}
@@ -201,8 +223,10 @@ func applyTotals(l *loaded, name string, plain bool) ([]semantics, error) {
 		for j, r := range rows {
 			byKey[r.Key] = j
 		}
-		for j := range ta.tree.Funcs {
-			f := &ta.tree.Funcs[j]
+		// The session's tree is shared: the other semantics get a copy.
+		ta.funcs = slices.Clone(ta.tree.Funcs)
+		for j := range ta.funcs {
+			f := &ta.funcs[j]
 			if k, ok := byKey[f.Key]; ok {
 				f.Self, f.Total = rows[k].Self, rows[k].Total
 			} else {
@@ -224,13 +248,13 @@ func writeTopJSON(w io.Writer, l *loaded, order calltree.By, n int, sems []seman
 		b = append(b, `,"totalSemantics":`...)
 		b = jsonw.String(b, sems[i].s.String())
 		b = append(b, `,"functions":[`...)
-		for j, id := range ta.tree.Top(order, n) {
-			f := &ta.tree.Funcs[id]
+		for j, id := range calltree.Top(p, ta.funcs, order, n) {
+			f := &ta.funcs[id]
 			if j > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, '{')
-			b = appendFuncKey(b, p, f.Key)
+			b = appendFuncKey(b, p, f)
 			b = append(b, `,"selfMs":`...)
 			b = jsonw.Millis(b, int64(f.Self))
 			b = append(b, `,"totalMs":`...)
@@ -259,7 +283,7 @@ func writeLines(w io.Writer, l *loaded, n int, asJSON bool) error {
 					b = append(b, ',')
 				}
 				b = append(b, '{')
-				b = appendFuncKey(b, p, ta.tree.Funcs[ls.Func].Key)
+				b = appendFuncKey(b, p, &ta.tree.Funcs[ls.Func])
 				b = fmt.Appendf(b, `,"sourceLine":%d,"ticks":%d,"selfMs":`, ls.Line, ls.Ticks)
 				b = jsonw.Millis(b, int64(ls.Self))
 				b = append(b, '}')
@@ -285,7 +309,7 @@ func writeLines(w io.Writer, l *loaded, n int, asJSON bool) error {
 		fmt.Fprintf(w, "%10s %6s %7s  %s\n", "self ms", "self%", "ticks", "line  function")
 		for _, x := range limit(ls, n) {
 			fmt.Fprintf(w, "%10.3f %5.1f%% %7d  %-5d %s\n", x.Self.Millis(), pct(x.Self, total), x.Ticks, x.Line,
-				funcLabel(p, ta.tree.Funcs[x.Func].Key))
+				funcLabel(p, &ta.tree.Funcs[x.Func]))
 		}
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -77,63 +76,3 @@ func (t *transformFlags) options() (view.Options, error) {
 	return o, nil
 }
 
-// filterCalls applies the view, range and transforms to a thread's calls
-// (in DevTools' order, nested by Depth): a call is kept if it overlaps the
-// range, is in the view, is not a dropped function or inside one, is inside
-// a focused function (when any), is not a merged function, and is not a
-// direct recursive call of its kept parent (with CollapseRecursion).
-func filterCalls(p *profile.Profile, tl *calls.Timeline, cs []calls.Call, o *view.Options) []calls.Call {
-	if o.IsZero() {
-		return cs
-	}
-	ts := tl.Times
-	var from, to profile.Time
-	if len(ts) > 0 {
-		from, to = ts[0]+o.From, ts[len(ts)-1]
-		if o.To > 0 {
-			to = min(to, ts[0]+o.To)
-		}
-	}
-	match := func(ms []view.Matcher, f *profile.Frame) bool {
-		for _, m := range ms {
-			if m.Match(p, f) {
-				return true
-			}
-		}
-		return false
-	}
-	type open struct {
-		depth   int32
-		dropped bool
-		focused bool
-		fn      profile.FunctionKey
-		kept    bool
-	}
-	var stack []open
-	var out []calls.Call
-	for _, c := range cs {
-		for len(stack) > 0 && stack[len(stack)-1].depth >= c.Depth {
-			stack = stack[:len(stack)-1]
-		}
-		f := p.NodeFrame(c.Node)
-		var par open
-		if len(stack) > 0 {
-			par = stack[len(stack)-1]
-		}
-		cur := open{depth: c.Depth, fn: p.FunctionKey(p.Nodes[c.Node].Frame),
-			dropped: par.dropped || match(o.Drop, f), focused: par.focused || match(o.Focus, f)}
-		inView := o.View == view.All || o.View == view.JS && view.RelevantForJS(p, f) || o.View == view.Platform && view.RelevantForPlatform(f)
-		recursive := o.CollapseRecursion && len(stack) > 0 && par.kept && par.fn == cur.fn
-		cur.kept = !cur.dropped && (len(o.Focus) == 0 || cur.focused) && !match(o.Merge, f) && inView && !recursive &&
-			c.Start < to && c.Start+c.Dur > from
-		if recursive {
-			cur.kept = false
-			cur.fn = par.fn
-		}
-		stack = append(stack, cur)
-		if cur.kept {
-			out = append(out, c)
-		}
-	}
-	return out
-}

@@ -55,7 +55,7 @@ func runTree(e *env, args []string) error {
 			nodes = ta.tree.BottomUp(*depth)
 			// The top level is the per-function table, under the semantics.
 			for c := nodes[0].FirstChild; c >= 0; c = nodes[c].NextSibling {
-				f := &ta.tree.Funcs[nodes[c].Func]
+				f := &ta.funcs[nodes[c].Func]
 				nodes[c].Self, nodes[c].Total = f.Self, f.Total
 			}
 		}
@@ -140,7 +140,7 @@ func (pr *treePrinter) text() {
 		nd := &pr.nodes[it.n]
 		line.Reset()
 		fmt.Fprintf(&line, "%10.3f %5.1f%% %10.3f  %s%s\n", nd.Total.Millis(), pct(nd.Total, pr.total), nd.Self.Millis(),
-			strings.Repeat("  ", it.depth-1), funcLabel(pr.p, pr.t.Funcs[nd.Func].Key))
+			strings.Repeat("  ", it.depth-1), funcLabel(pr.p, &pr.t.Funcs[nd.Func]))
 		io.WriteString(pr.w, line.String())
 		push(it.n, it.depth+1)
 	}
@@ -169,7 +169,7 @@ func (pr *treePrinter) json() {
 		nd := &pr.nodes[it.n]
 		b = append(b, '{')
 		if it.n != 0 {
-			b = appendFuncKey(b, pr.p, pr.t.Funcs[nd.Func].Key)
+			b = appendFuncKey(b, pr.p, &pr.t.Funcs[nd.Func])
 			b = append(b, ',')
 		}
 		b = append(b, `"selfMs":`...)

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -38,6 +39,9 @@ var ErrBomb = errors.New("gzip input expands suspiciously (a gzip bomb?)")
 type Options struct {
 	MaxBytes int64            // decompressed size limit; 0 means DefaultMaxBytes
 	Progress func(read int64) // called now and then with the bytes read from the file so far
+	// Context, when not nil, cancels the read: the next read from the file
+	// after it is done fails with its error.
+	Context context.Context
 }
 
 // IsGzip reports whether data starts with the gzip magic bytes.
@@ -107,7 +111,7 @@ func open(r io.Reader, sizeHint int64, c io.Closer, opts Options) (*Stream, erro
 	if c != nil {
 		s.closers = append(s.closers, c)
 	}
-	cr := &countingReader{r: r, progress: opts.Progress}
+	cr := &countingReader{r: r, progress: opts.Progress, ctx: opts.Context}
 	br := bufio.NewReaderSize(cr, 64<<10)
 	head, _ := br.Peek(2)
 	var src io.Reader = br
@@ -224,9 +228,15 @@ type countingReader struct {
 	r        io.Reader
 	n        int64
 	progress func(int64)
+	ctx      context.Context
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if c.ctx != nil {
+		if err := c.ctx.Err(); err != nil {
+			return 0, err
+		}
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if c.progress != nil {

@@ -1,0 +1,313 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/analysis/calltree"
+	"github.com/jsprof/jsprof/analysis/category"
+	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// Thread is one thread of a session, with its lazily computed analyses.
+// Its methods are safe for concurrent use; returned values are shared and
+// must not be modified.
+type Thread struct {
+	s  *Session
+	ID profile.ThreadID
+
+	timeline lazy[*calls.Timeline]
+	calls    lazy[integrated]
+	entries  lazy[[]calltree.Entry]
+
+	mu    sync.Mutex
+	trees map[string]*lazy[*calltree.Tree]
+}
+
+type integrated struct {
+	calls   []calls.Call
+	entries []calls.Entry
+}
+
+// Session returns the thread's session.
+func (t *Thread) Session() *Session { return t.s }
+
+// Info returns the thread's entry in the profile.
+func (t *Thread) Info() *profile.Thread { return &t.s.Profile.Threads[t.ID] }
+
+// IsTrace reports whether the thread comes from a trace (its trees then
+// hold trace events beside the JS calls).
+func (t *Thread) IsTrace() bool { return t.s.Profile.Format == "chrome-trace" }
+
+// Timeline returns DevTools' model of the thread's samples
+// (CPUProfileDataModel).
+func (t *Thread) Timeline(ctx context.Context) (*calls.Timeline, error) {
+	return t.timeline.get(ctx, func() (*calls.Timeline, error) {
+		tl, err := calls.NewTimeline(t.s.Profile, t.ID)
+		if err != nil {
+			th := t.Info()
+			return nil, fmt.Errorf("%s: thread %d:%d: %w", t.s.Name, th.PID, th.TID, err)
+		}
+		return tl, nil
+	})
+}
+
+func (t *Thread) integrated(ctx context.Context) (integrated, error) {
+	return t.calls.get(ctx, func() (integrated, error) {
+		tl, err := t.Timeline(ctx)
+		if err != nil {
+			return integrated{}, err
+		}
+		if !tl.IsTrace() {
+			return integrated{calls: tl.Calls()}, nil
+		}
+		cs, es := tl.IntegrateEntries(t.s.opts.Integrate)
+		return integrated{calls: cs, entries: es}, nil
+	})
+}
+
+// Calls returns the thread's estimated JS calls (DevTools' ProfileCalls) in
+// DevTools' order.
+func (t *Thread) Calls(ctx context.Context) ([]calls.Call, error) {
+	in, err := t.integrated(ctx)
+	return in.calls, err
+}
+
+// FlameEntries returns the flame-chart entries DevTools draws for a trace
+// thread (nil for a bare .cpuprofile, whose flame chart is its calls).
+func (t *Thread) FlameEntries(ctx context.Context) ([]calls.Entry, error) {
+	in, err := t.integrated(ctx)
+	return in.entries, err
+}
+
+// Window returns the time span the thread's trees cover by default, as
+// DevTools opens the file: a trace's bounds; a .cpuprofile's startTime to
+// endTime; else the span of the samples (to the extrapolated end of the
+// last one).
+func (t *Thread) Window(ctx context.Context) (from, to profile.Time, err error) {
+	tl, err := t.Timeline(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	if b := t.s.Profile.Bounds; t.IsTrace() && b.End > b.Start {
+		return b.Start, b.End, nil
+	}
+	if th := t.Info(); !t.IsTrace() && th.End > th.Start {
+		// DevTools opens a .cpuprofile as a trace whose bounds are the
+		// profile's startTime and endTime: the extrapolated end of the last
+		// sample is clipped there.
+		return th.Start, th.End, nil
+	}
+	if n := len(tl.Times); n > 0 {
+		return tl.Times[0], tl.Times[n-1], nil
+	}
+	return 0, 0, nil
+}
+
+// Origin returns the time that ranges (view.Options.From/To) count from:
+// the thread's first sample, else the start of its window.
+func (t *Thread) Origin(ctx context.Context) (profile.Time, error) {
+	tl, err := t.Timeline(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(tl.Times) > 0 {
+		return tl.Times[0], nil
+	}
+	from, _, err := t.Window(ctx)
+	return from, err
+}
+
+// TreeEntries returns the entries of the thread's DevTools trees, in
+// DevTools' order: its calls and, for a trace, its trace events as the Call
+// Tree and Bottom-Up tabs take them by default (docs/devtools-engine.md §7:
+// RunTask left out, and in a non-generic trace only events with a visible
+// style; zero-length entries left out, as forEachEvent skips them).
+func (t *Thread) TreeEntries(ctx context.Context) ([]calltree.Entry, error) {
+	return t.entries.get(ctx, func() ([]calltree.Entry, error) {
+		cs, err := t.Calls(ctx)
+		if err != nil {
+			return nil, err
+		}
+		p := t.s.Profile
+		r := t.Info().Events
+		evs := p.Events[r.Start:r.End]
+		keep := t.eventFilter()
+		out := make([]calltree.Entry, 0, len(cs)+len(evs))
+		call := func(c *calls.Call) {
+			if c.Dur > 0 {
+				out = append(out, calltree.Entry{Frame: p.Nodes[c.Node].Frame, Node: c.Node, Start: c.Start, Dur: c.Dur})
+			}
+		}
+		event := func(e *profile.Event) {
+			if e.Dur > 0 && keep(e) {
+				out = append(out, calltree.Entry{Frame: t.s.eventFrame[e.Name], Node: profile.NoNode, Start: e.Start, Dur: e.Dur})
+			}
+		}
+		// mergeEventsInOrder: by start, then the later end first; on a tie
+		// the call first.
+		i, j := 0, 0
+		for i < len(evs) && j < len(cs) {
+			e, c := &evs[i], &cs[j]
+			if e.Start < c.Start || e.Start == c.Start && e.End() > c.Start+c.Dur {
+				event(e)
+				i++
+			} else {
+				call(c)
+				j++
+			}
+			if (i+j)&0xffff == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+		}
+		for ; i < len(evs); i++ {
+			event(&evs[i])
+		}
+		for ; j < len(cs); j++ {
+			call(&cs[j])
+		}
+		return out, nil
+	})
+}
+
+// eventFilter returns DevTools' default filters of the trees:
+// ExclusiveNameFilter(['RunTask']) and, unless the trace is generic or all
+// events are shown, VisibleEventsFilter(visibleTypes).
+func (t *Thread) eventFilter() func(*profile.Event) bool {
+	p := t.s.Profile
+	all := p.Generic || t.s.opts.Integrate.ShowAllEvents
+	memo := map[[2]profile.StringID]bool{}
+	return func(e *profile.Event) bool {
+		k := [2]profile.StringID{e.Name, e.Cat}
+		v, ok := memo[k]
+		if !ok {
+			name, cat := p.Str(e.Name), p.Str(e.Cat)
+			switch {
+			case name == "RunTask":
+			case all:
+				v = true
+			case strings.Contains(cat, "blink.console"), strings.Contains(cat, "blink.user_timing"):
+				v = true // ConsoleTime, UserTiming: visible types
+			default:
+				v = calls.VisibleStyle(name)
+			}
+			memo[k] = v
+		}
+		return v
+	}
+}
+
+// Tree returns the thread's top-down tree, per-function table and bottom-up
+// data under opts: DevTools' Call Tree of the window, or of the range
+// opts.From–To (ns from Origin), then the view and transforms
+// (analysis/view.Tree).
+func (t *Thread) Tree(ctx context.Context, opts view.Options) (*calltree.Tree, error) {
+	key := fmt.Sprintf("%v|%d|%d|%v|%v|%v|%v", opts.View, opts.From, opts.To, opts.Drop, opts.Focus, opts.Merge, opts.CollapseRecursion)
+	t.mu.Lock()
+	if t.trees == nil {
+		t.trees = map[string]*lazy[*calltree.Tree]{}
+	}
+	l, ok := t.trees[key]
+	if !ok {
+		l = &lazy[*calltree.Tree]{}
+		t.trees[key] = l
+	}
+	t.mu.Unlock()
+	return l.get(ctx, func() (*calltree.Tree, error) {
+		ranged := opts
+		ranged.View, ranged.Drop, ranged.Focus, ranged.Merge, ranged.CollapseRecursion = view.All, nil, nil, nil, false
+		if opts.View == view.All && len(opts.Drop)+len(opts.Focus)+len(opts.Merge) == 0 && !opts.CollapseRecursion {
+			return t.baseTree(ctx, opts.From, opts.To)
+		}
+		base, err := t.Tree(ctx, ranged)
+		if err != nil {
+			return nil, err
+		}
+		return view.Tree(base, opts), nil
+	})
+}
+
+// baseTree builds DevTools' trees over the range [From, To) (ns from
+// Origin; 0 and 0: the whole window), with no view or transform.
+func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*calltree.Tree, error) {
+	tl, err := t.Timeline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	from, to, err := t.Window(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ranged := rFrom != 0 || rTo != 0
+	if ranged {
+		origin, err := t.Origin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		from = max(from, origin+rFrom)
+		if rTo > 0 {
+			to = min(to, origin+rTo)
+		}
+	}
+	if !t.IsTrace() && t.Info().Shape == profile.ShapeTree {
+		// The calls alone, of a tree: the forEachFrame walk gives their
+		// nesting without materialising them. (A call graph's calls, as
+		// DevTools expands it, need not nest as the walk opens them:
+		// forEachEvent nests them by time, so they take the general path.)
+		if n := len(tl.Times); n == 0 || from <= tl.Times[0] && to >= tl.Times[n-1] {
+			return calltree.Build(tl), nil
+		}
+		return calltree.BuildWindow(tl, from, to), nil
+	}
+	es, err := t.TreeEntries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return calltree.FromEntries(t.s.Profile, t.ID, es, from, to), nil
+}
+
+// Categories fills the session profile's per-sample categories
+// (Profile.Samples.Category and Subcategory) for every thread, once, and
+// returns an error if a thread's timeline cannot be built. Read those
+// columns only after Categories has returned.
+func (s *Session) Categories(ctx context.Context) error {
+	s.catOnce.Do(func() {
+		tls := make([]*calls.Timeline, len(s.threads))
+		for i, t := range s.threads {
+			tl, err := t.Timeline(ctx)
+			if err != nil {
+				s.catErr = err
+				return
+			}
+			tls[i] = tl
+		}
+		category.Assign(s.Profile, tls)
+	})
+	return s.catErr
+}
+
+// CategoryTimes returns the time of the thread's samples per jsprof
+// category (indexed by profile.CategoryID), each sample lasting until the
+// next (the last one, one average interval), clipped to the thread's
+// Window: they add up to the time of its .cpuprofile tree.
+func (t *Thread) CategoryTimes(ctx context.Context) ([]profile.Time, error) {
+	if err := t.s.Categories(ctx); err != nil {
+		return nil, err
+	}
+	tl, err := t.Timeline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	from, to, err := t.Window(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return category.TimesIn(t.s.Profile, tl, from, to), nil
+}
