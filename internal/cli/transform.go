@@ -75,4 +75,3 @@ func (t *transformFlags) options() (view.Options, error) {
 	}
 	return o, nil
 }
-
