@@ -598,6 +598,7 @@ func (ps *parser) parseEvent(i, j int) error {
 		if !ok {
 			break
 		}
+		s.Peek() // skip white space so that off is the value's offset
 		off := s.Offset()
 		switch string(key) {
 		case "type":
@@ -615,7 +616,7 @@ func (ps *parser) parseEvent(i, j int) error {
 				return ps.fail(s.Offset(), path(".frame"), err)
 			}
 			if idx < 0 || idx >= int64(len(ps.frames)) {
-				return ps.frameRange(s.Offset(), path(".frame"), idx)
+				return ps.frameRange(off, path(".frame"), idx)
 			}
 			ev.index = idx
 		case "at":
