@@ -203,6 +203,29 @@ func (v *value) get(k string) *value {
 
 func (v *value) null() bool { return v == nil || v.kind == 'n' }
 
+// kindMissing is the kind of the placeholder need and absent return for a
+// member or cell the input lacks: its offset is that of the object or row
+// lacking it, so that the "missing" error locates something.
+const kindMissing = 'm'
+
+// need returns member k of object v or, when v lacks it, a placeholder at
+// v's offset.
+func (v *value) need(k string) *value {
+	if m := v.get(k); m != nil {
+		return m
+	}
+	return absent(v)
+}
+
+// absent returns a placeholder for a value that parent lacks.
+func absent(parent *value) *value {
+	off := int64(-1)
+	if parent != nil {
+		off = parent.off
+	}
+	return &value{off: off, kind: kindMissing}
+}
+
 func describe(v *value) string {
 	switch v.kind {
 	case '{':
@@ -345,7 +368,7 @@ func index(parent string, i int) string { return parent + "[" + strconv.Itoa(i) 
 
 // object returns v as an object.
 func (ps *parser) object(v *value, path string) (*value, error) {
-	if v == nil {
+	if v == nil || v.kind == kindMissing {
 		return nil, ps.failf(v, path, "missing")
 	}
 	if v.kind != '{' {
@@ -356,7 +379,7 @@ func (ps *parser) object(v *value, path string) (*value, error) {
 
 // array returns v as an array.
 func (ps *parser) array(v *value, path string) ([]*value, error) {
-	if v == nil {
+	if v == nil || v.kind == kindMissing {
 		return nil, ps.failf(v, path, "missing")
 	}
 	if v.kind != '[' {
@@ -368,7 +391,7 @@ func (ps *parser) array(v *value, path string) ([]*value, error) {
 // integer returns v as an int64.
 func (ps *parser) integer(v *value, path string) (int64, error) {
 	if v == nil || v.kind != '0' {
-		if v == nil {
+		if v == nil || v.kind == kindMissing {
 			return 0, ps.failf(v, path, "missing")
 		}
 		return 0, ps.failf(v, path, "%s, want an integer", describe(v))
@@ -398,7 +421,7 @@ func (ps *parser) index(v *value, path, table string, n int) (int, error) {
 // millis returns v, a time in ms, as ns.
 func (ps *parser) millis(v *value, path string) (profile.Time, error) {
 	if v == nil || v.kind != '0' {
-		if v == nil {
+		if v == nil || v.kind == kindMissing {
 			return 0, ps.failf(v, path, "missing")
 		}
 		return 0, ps.failf(v, path, "%s, want a number", describe(v))
@@ -535,12 +558,12 @@ func (ps *parser) gecko(v *value, path string, depth int) error {
 	if depth > 8 {
 		return ps.failf(v, path, "sub-processes nested deeper than 8")
 	}
-	meta, err := ps.object(v.get("meta"), join(path, "meta"))
+	meta, err := ps.object(v.need("meta"), join(path, "meta"))
 	if err != nil {
 		return err
 	}
 	vpath := join(path, "meta.version")
-	version, err := ps.integer(meta.get("version"), vpath)
+	version, err := ps.integer(meta.need("version"), vpath)
 	if err != nil {
 		return err
 	}
@@ -555,7 +578,7 @@ func (ps *parser) gecko(v *value, path string, depth int) error {
 		}
 		shift = t - ps.rootStart
 	}
-	threads, err := ps.array(v.get("threads"), join(path, "threads"))
+	threads, err := ps.array(v.need("threads"), join(path, "threads"))
 	if err != nil {
 		return err
 	}
@@ -604,6 +627,7 @@ func (ps *parser) gecko(v *value, path string, depth int) error {
 // schemaTable is a Gecko {schema, data} table.
 type schemaTable struct {
 	cols map[string]int
+	data []*value // the rows as values, for their offsets
 	rows [][]*value
 }
 
@@ -611,7 +635,7 @@ func (ps *parser) schemaTable(v *value, path string, need ...string) (*schemaTab
 	if _, err := ps.object(v, path); err != nil {
 		return nil, err
 	}
-	schema, err := ps.object(v.get("schema"), join(path, "schema"))
+	schema, err := ps.object(v.need("schema"), join(path, "schema"))
 	if err != nil {
 		return nil, err
 	}
@@ -631,10 +655,11 @@ func (ps *parser) schemaTable(v *value, path string, need ...string) (*schemaTab
 			return nil, ps.failf(schema, join(path, "schema"), "no %s column", k)
 		}
 	}
-	data, err := ps.array(v.get("data"), join(path, "data"))
+	data, err := ps.array(v.need("data"), join(path, "data"))
 	if err != nil {
 		return nil, err
 	}
+	t.data = data
 	t.rows = make([][]*value, len(data))
 	for i, row := range data {
 		if t.rows[i], err = ps.array(row, index(join(path, "data"), i)); err != nil {
@@ -651,6 +676,15 @@ func (t *schemaTable) cell(i int, col string) *value {
 		return nil
 	}
 	return t.rows[i][c]
+}
+
+// need returns column col of row i or, when the row is too short, a
+// placeholder at the row's offset (see absent).
+func (t *schemaTable) need(i int, col string) *value {
+	if v := t.cell(i, col); v != nil {
+		return v
+	}
+	return absent(t.data[i])
 }
 
 // threadInfo is what a thread says about itself.
@@ -677,19 +711,19 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 	if _, err := ps.object(th, path); err != nil {
 		return err
 	}
-	strs, err := ps.stringTable(th.get("stringTable"), join(path, "stringTable"))
+	strs, err := ps.stringTable(th.need("stringTable"), join(path, "stringTable"))
 	if err != nil {
 		return err
 	}
-	frames, err := ps.schemaTable(th.get("frameTable"), join(path, "frameTable"), "location")
+	frames, err := ps.schemaTable(th.need("frameTable"), join(path, "frameTable"), "location")
 	if err != nil {
 		return err
 	}
-	stacks, err := ps.schemaTable(th.get("stackTable"), join(path, "stackTable"), "prefix", "frame")
+	stacks, err := ps.schemaTable(th.need("stackTable"), join(path, "stackTable"), "prefix", "frame")
 	if err != nil {
 		return err
 	}
-	samples, err := ps.schemaTable(th.get("samples"), join(path, "samples"), "stack", "time")
+	samples, err := ps.schemaTable(th.need("samples"), join(path, "samples"), "stack", "time")
 	if err != nil {
 		return err
 	}
@@ -697,7 +731,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 	isRoot := make([]bool, len(frames.rows))
 	for i := range frames.rows {
 		fp := index(join(path, "frameTable.data"), i)
-		loc := frames.cell(i, "location")
+		loc := frames.need(i, "location")
 		k, err := ps.index(loc, fp, "stringTable", len(strs))
 		if err != nil {
 			return err
@@ -710,7 +744,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 	nodeOf := make([]profile.NodeID, len(stacks.rows))
 	for i := range stacks.rows {
 		sp := index(join(path, "stackTable.data"), i)
-		f, err := ps.index(stacks.cell(i, "frame"), sp, "frameTable", len(frames.rows))
+		f, err := ps.index(stacks.need(i, "frame"), sp, "frameTable", len(frames.rows))
 		if err != nil {
 			return err
 		}
@@ -725,7 +759,8 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 	var weighted int64
 	for i := range samples.rows {
 		sp := index(join(path, "samples.data"), i)
-		at, err := ps.millis(samples.cell(i, "time"), sp)
+		tv := samples.need(i, "time")
+		at, err := ps.millis(tv, sp)
 		if err != nil {
 			return err
 		}
@@ -742,7 +777,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 		if w := samples.cell(i, "weight"); !w.null() && w.text != "1" {
 			weighted++
 		}
-		if err := t.add(n, at+shift, ps, samples.cell(i, "time"), sp); err != nil {
+		if err := t.add(n, at+shift, ps, tv, sp); err != nil {
 			return err
 		}
 	}
@@ -754,7 +789,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 // processedProfile reads a processed profile.
 func (ps *parser) processedProfile(root *value, path string) error {
 	shared := root.get("shared")
-	threads, err := ps.array(root.get("threads"), join(path, "threads"))
+	threads, err := ps.array(root.need("threads"), join(path, "threads"))
 	if err != nil {
 		return err
 	}
@@ -773,10 +808,17 @@ type columns struct {
 	n    int
 }
 
+// columns returns the table name of thread th, or of shared when th has
+// none. A table in neither is missing from the thread (at its offset and
+// path).
 func (ps *parser) columns(th *value, tpath string, shared *value, spath, name string) (*columns, error) {
 	v, path := th.get(name), join(tpath, name)
 	if v == nil {
-		v, path = shared.get(name), join(spath, name)
+		if sv := shared.get(name); sv != nil {
+			v, path = sv, join(spath, name)
+		} else {
+			v = absent(th)
+		}
 	}
 	if _, err := ps.object(v, path); err != nil {
 		return nil, err
@@ -834,8 +876,12 @@ func (ps *parser) processedThread(th *value, path string, shared *value, spath s
 		strs, err = ps.stringTable(th.get("stringArray"), join(path, "stringArray"))
 	case th.get("stringTable") != nil:
 		strs, err = ps.stringTable(th.get("stringTable"), join(path, "stringTable"))
+	case shared == nil:
+		// Neither the thread nor a shared object has strings: name the
+		// thread, as columns does for a table.
+		strs, err = ps.stringTable(absent(th), join(path, "stringArray"))
 	default:
-		strs, err = ps.stringTable(shared.get("stringArray"), join(spath, "stringArray"))
+		strs, err = ps.stringTable(shared.need("stringArray"), join(spath, "stringArray"))
 	}
 	if err != nil {
 		return err
