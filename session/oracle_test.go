@@ -83,11 +83,16 @@ func TestOracleTrees(t *testing.T) {
 				t.Parallel()
 				s, jsErr := Load(context.Background(), file, Options{})
 				args := []string{"--snap", "--top", "1000"}
-				if jsErr == nil && s.Profile.Format == "xs" {
+				xs := jsErr == nil && s.Profile.Format == "xs"
+				if xs {
 					// Epoch-µs clocks: see --rebase in dump-trees.mjs.
 					args = append(args, "--rebase")
 				}
 				dump, err := oracle.RunTrees(file, t.TempDir(), args...)
+				if err == nil && xs {
+					checkXSNonsense(t, dump)
+					return
+				}
 				if err != nil {
 					t.Logf("the reference engine cannot read it: %v", firstLine(err.Error()))
 					return
@@ -118,6 +123,25 @@ func TestOracleTrees(t *testing.T) {
 		}
 	})
 	t.Logf("%d files, %d threads, %d top-level nodes compared", files.Load(), threads.Load(), nodes.Load())
+}
+
+// checkXSNonsense documents why XS call graphs are not compared: DevTools
+// expands the graph into calls that overlap in time, and its trees nest
+// them by time, which gives self times above totals even with exact
+// arithmetic (--snap --rebase). jsprof nests them as the forEachFrame walk
+// opens them (session.baseTree). The test fails if the engine ever stops
+// producing such numbers, so that the exclusion is looked at again.
+func checkXSNonsense(t *testing.T, dump *oracle.TreesDump) {
+	t.Helper()
+	for _, th := range dump.Threads {
+		for _, n := range th.BottomUpTop {
+			if n.SelfMs > n.TotalMs+treeTolerance {
+				t.Logf("XS call graph not compared: the engine gives %s self %.3f ms > total %.3f ms", n.Name, n.SelfMs, n.TotalMs)
+				return
+			}
+		}
+	}
+	t.Errorf("the engine's XS trees have no self time above a total any more: compare them with jsprof's")
 }
 
 func findThread(s *Session, pid, tid int64, only bool) *Thread {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,7 +26,7 @@ type Thread struct {
 	entries  lazy[[]calltree.Entry]
 
 	mu    sync.Mutex
-	trees map[string]*lazy[*calltree.Tree]
+	trees map[string]*lazy[*treeResult]
 }
 
 type integrated struct {
@@ -201,39 +202,65 @@ func (t *Thread) eventFilter() func(*profile.Event) bool {
 	}
 }
 
+// treeResult is a tree with what it was built from.
+type treeResult struct {
+	tree *calltree.Tree
+	// base is the tree of the range that the view and transforms mapped
+	// (mapping: base node → tree node, −1 where the time is not shown);
+	// nil for a tree with no view or transform, which is its own base.
+	base    *treeResult
+	mapping []int32
+	// Of a base tree: its window and whether it was built from the entries
+	// (else by the calls' walk).
+	from, to    profile.Time
+	fromEntries bool
+	// cats holds the category and subcategory of each node (computed on
+	// first use by Stacks).
+	catOnce sync.Once
+	cats    []profile.CategoryID
+	subs    []uint8
+}
+
 // Tree returns the thread's top-down tree, per-function table and bottom-up
 // data under opts: DevTools' Call Tree of the window, or of the range
 // opts.From–To (ns from Origin), then the view and transforms
 // (analysis/view.Tree).
 func (t *Thread) Tree(ctx context.Context, opts view.Options) (*calltree.Tree, error) {
+	r, err := t.treeResult(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.tree, nil
+}
+
+func (t *Thread) treeResult(ctx context.Context, opts view.Options) (*treeResult, error) {
 	key := fmt.Sprintf("%v|%d|%d|%v|%v|%v|%v", opts.View, opts.From, opts.To, opts.Drop, opts.Focus, opts.Merge, opts.CollapseRecursion)
 	t.mu.Lock()
 	if t.trees == nil {
-		t.trees = map[string]*lazy[*calltree.Tree]{}
+		t.trees = map[string]*lazy[*treeResult]{}
 	}
 	l, ok := t.trees[key]
 	if !ok {
-		l = &lazy[*calltree.Tree]{}
+		l = &lazy[*treeResult]{}
 		t.trees[key] = l
 	}
 	t.mu.Unlock()
-	return l.get(ctx, func() (*calltree.Tree, error) {
-		ranged := opts
-		ranged.View, ranged.Drop, ranged.Focus, ranged.Merge, ranged.CollapseRecursion = view.All, nil, nil, nil, false
+	return l.get(ctx, func() (*treeResult, error) {
 		if opts.View == view.All && len(opts.Drop)+len(opts.Focus)+len(opts.Merge) == 0 && !opts.CollapseRecursion {
 			return t.baseTree(ctx, opts.From, opts.To)
 		}
-		base, err := t.Tree(ctx, ranged)
+		base, err := t.treeResult(ctx, view.Options{From: opts.From, To: opts.To})
 		if err != nil {
 			return nil, err
 		}
-		return view.Tree(base, opts), nil
+		tree, m := view.Tree(base.tree, opts)
+		return &treeResult{tree: tree, base: base, mapping: m}, nil
 	})
 }
 
 // baseTree builds DevTools' trees over the range [From, To) (ns from
 // Origin; 0 and 0: the whole window), with no view or transform.
-func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*calltree.Tree, error) {
+func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*treeResult, error) {
 	tl, err := t.Timeline(ctx)
 	if err != nil {
 		return nil, err
@@ -242,8 +269,7 @@ func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*calltr
 	if err != nil {
 		return nil, err
 	}
-	ranged := rFrom != 0 || rTo != 0
-	if ranged {
+	if rFrom != 0 || rTo != 0 {
 		origin, err := t.Origin(ctx)
 		if err != nil {
 			return nil, err
@@ -253,15 +279,19 @@ func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*calltr
 			to = min(to, origin+rTo)
 		}
 	}
-	if !t.IsTrace() && t.Info().Shape == profile.ShapeTree {
-		// The calls alone, of a tree: the forEachFrame walk gives their
-		// nesting without materialising them. (A call graph's calls, as
-		// DevTools expands it, need not nest as the walk opens them:
-		// forEachEvent nests them by time, so they take the general path.)
+	if !t.IsTrace() {
+		// The calls alone: the forEachFrame walk gives their nesting
+		// without materialising them. (DevTools' forEachEvent nests them by
+		// time instead. For a tree the two agree; for the calls DevTools
+		// makes of an XS call graph, which overlap, it gives nonsense such
+		// as self above total, so jsprof keeps the walk's nesting there.)
+		r := &treeResult{from: from, to: to}
 		if n := len(tl.Times); n == 0 || from <= tl.Times[0] && to >= tl.Times[n-1] {
-			return calltree.Build(tl), nil
+			r.tree = calltree.Build(tl)
+		} else {
+			r.tree = calltree.BuildWindow(tl, from, to)
 		}
-		return calltree.BuildWindow(tl, from, to), nil
+		return r, nil
 	}
 	es, err := t.TreeEntries(ctx)
 	if err != nil {
@@ -270,7 +300,113 @@ func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*calltr
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return calltree.FromEntries(t.s.Profile, t.ID, es, from, to), nil
+	return &treeResult{tree: calltree.FromEntries(t.s.Profile, t.ID, es, from, to), from: from, to: to, fromEntries: true}, nil
+}
+
+// Stacks returns the thread's time under opts as weighted stacks in time
+// order (profile.ThreadStacks), for writers: the intervals of the window
+// (or range) with the call path innermost in each, after the view and
+// transforms. Aggregated, they give the tree Tree returns for opts (each
+// node's self time is the weight of the stacks ending at it). A stack's
+// category is that of the innermost trace event with a category rule on
+// its path before any transform, else of its innermost frame
+// (analysis/category); time with nothing on the stack is Idle.
+func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadStacks, error) {
+	r, err := t.treeResult(ctx, opts)
+	if err != nil {
+		return profile.ThreadStacks{}, err
+	}
+	b := r
+	if r.base != nil {
+		b = r.base
+	}
+	var es []calltree.Entry
+	var tl *calls.Timeline
+	if b.fromEntries {
+		if es, err = t.TreeEntries(ctx); err != nil {
+			return profile.ThreadStacks{}, err
+		}
+	} else if tl, err = t.Timeline(ctx); err != nil {
+		return profile.ThreadStacks{}, err
+	}
+	b.categorise(t.s)
+	tree := r.tree
+	seq := func(yield func(*profile.Stack) bool) {
+		var st profile.Stack
+		var frames []profile.FrameID
+		cur := int32(-2) // the output node of st
+		flush := func() bool {
+			if cur == -2 || st.Weight == 0 {
+				return true
+			}
+			frames = frames[:0]
+			for n := cur; n > 0; n = tree.TopDown[n].Parent {
+				frames = append(frames, tree.Funcs[tree.TopDown[n].Func].Frame)
+			}
+			slices.Reverse(frames)
+			st.Frames = frames
+			return yield(&st)
+		}
+		each := func(iv calltree.Interval) bool {
+			out := iv.Node
+			if r.mapping != nil {
+				out = r.mapping[iv.Node]
+			}
+			if out < 0 {
+				return true
+			}
+			c, sub := b.cats[iv.Node], b.subs[iv.Node]
+			if out == cur && c == st.Category && sub == st.Subcategory && st.Time+st.Weight == iv.Start {
+				st.Weight += iv.End - iv.Start
+				return true
+			}
+			if !flush() {
+				return false
+			}
+			cur = out
+			st = profile.Stack{Time: iv.Start, Weight: iv.End - iv.Start, Category: c, Subcategory: sub}
+			return true
+		}
+		if b.fromEntries {
+			b.tree.EntryIntervals(es, b.from, b.to, each)
+		} else {
+			b.tree.CallIntervals(tl, b.from, b.to, each)
+		}
+		flush()
+	}
+	return profile.ThreadStacks{Thread: t.ID, Stacks: seq}, nil
+}
+
+// categorise computes the category of each node of a base tree: that of
+// the innermost trace event with a rule on its path, else of its frame;
+// Idle for the root.
+func (r *treeResult) categorise(s *Session) {
+	r.catOnce.Do(func() {
+		p := s.Profile
+		td := r.tree.TopDown
+		r.cats, r.subs = make([]profile.CategoryID, len(td)), make([]uint8, len(td))
+		fromEvent := make([]bool, len(td))
+		r.cats[0] = profile.CatIdle
+		// A parent's index is below its child's.
+		for n := 1; n < len(td); n++ {
+			par := td[n].Parent
+			f := &p.Frames[r.tree.Funcs[td[n].Func].Frame]
+			if f.Kind == profile.KindEvent {
+				if c, sub, ok := category.Event(p, p.Str(f.Name)); ok {
+					r.cats[n], r.subs[n], fromEvent[n] = c, sub, true
+					continue
+				}
+			}
+			switch {
+			case fromEvent[par]:
+				r.cats[n], r.subs[n], fromEvent[n] = r.cats[par], r.subs[par], true
+			case f.Kind == profile.KindEvent:
+				r.cats[n], r.subs[n] = profile.CatOther, 0 // an event without a rule
+			default:
+				r.cats[n], r.subs[n] = category.Frame(p, f)
+			}
+		}
+	})
 }
 
 // Categories fills the session profile's per-sample categories

@@ -133,7 +133,7 @@ func build(tl *calls.Timeline, walk func(*Tree)) *Tree {
 	for _, c := range t.topLevel() {
 		t.TopDown[0].Total += t.TopDown[c].Total
 	}
-	t.childIdx, t.stack, t.tdOf, t.tdParent = nil, nil, nil, nil
+	t.stack, t.tdOf, t.tdParent = nil, nil, nil
 	return t
 }
 

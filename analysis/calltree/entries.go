@@ -85,7 +85,7 @@ func FromEntries(p *profile.Profile, th profile.ThreadID, entries []Entry, from,
 	for _, c := range t.topLevel() {
 		t.TopDown[0].Total += t.TopDown[c].Total
 	}
-	t.childIdx = nil
+
 	return t
 }
 
@@ -196,6 +196,6 @@ func (b *TreeBuilder) Finish() *Tree {
 			f.Total += td[n].Total
 		}
 	}
-	t.childIdx = nil
+
 	return t
 }

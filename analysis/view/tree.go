@@ -23,7 +23,11 @@ import (
 // sums over subtrees, and a function's total counts only its outermost
 // nodes, as in DevTools. With zero options the result has the same nodes,
 // in the same order, with the same times as t.
-func Tree(t *calltree.Tree, opts Options) *calltree.Tree {
+//
+// The second result maps each node of t to the node of the new tree its
+// time went to, or −1 where the time is not shown (dropped, or outside
+// every focused function).
+func Tree(t *calltree.Tree, opts Options) (*calltree.Tree, []int32) {
 	p := t.Profile
 	td := t.TopDown
 	type mapped struct {
@@ -82,5 +86,12 @@ func Tree(t *calltree.Tree, opts Options) *calltree.Tree {
 			b.Add(cur.out, nd.Self, nd.Calls, cur.out != pm.out || !pm.focused)
 		}
 	}
-	return b.Finish()
+	to := make([]int32, len(td))
+	for n := range m {
+		to[n] = m[n].out
+		if !m[n].focused {
+			to[n] = -1
+		}
+	}
+	return b.Finish(), to
 }

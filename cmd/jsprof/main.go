@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -15,15 +14,13 @@ import (
 func main() {
 	// The input buffer is most of the heap and is pointer-free, so collecting
 	// more often is cheap, and it keeps peak memory near the input size
-	// instead of twice the live heap (the default GOGC=100).
+	// instead of twice the live heap (the default GOGC=100). Process-wide
+	// tuning belongs here, not in the library.
 	debug.SetGCPercent(25)
-	// Nothing below Run watches for cancellation yet: stop on the first Ctrl-C.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	go func() {
-		<-sig
-		fmt.Fprintln(os.Stderr, "jsprof: interrupted")
-		os.Exit(130)
-	}()
-	os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// Ctrl-C cancels the context: reading and analyses stop, and Run exits
+	// with 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -34,7 +34,8 @@ name. SEM is devtools, vscode or xsbug. top, tree and calls also take
 --view js|platform|all, --from/--to MS, --focus/--merge/--drop FUNC and
 --collapse-recursion. Run "jsprof COMMAND -h" for the flags of a command.
 
-Exit status: 0 on success, 1 for an unreadable or invalid input, 2 for a usage error.
+Exit status: 0 on success, 1 for an unreadable or invalid input, 2 for a usage error,
+130 when interrupted.
 `
 
 // usageError marks errors that exit with status 2.
@@ -93,6 +94,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 0
 		case errors.Is(err, flag.ErrHelp):
 			return 0
+		case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+			fmt.Fprintln(stderr, "jsprof: interrupted")
+			return 130
 		}
 		var ue *usageError
 		if errors.As(err, &ue) {

@@ -20,6 +20,7 @@ package cli_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -1286,5 +1287,21 @@ func TestConvertCPUProfile(t *testing.T) {
 	if code := cli.Run(t.Context(), []string{"convert", "--to", "perfetto", "../../testdata/node/mix.cpuprofile"}, nil, &stdout, &stderr); code != 2 ||
 		!strings.Contains(stderr.String(), "want cpuprofile, trace, firefox, speedscope, pprof, svg or folded") {
 		t.Errorf("unsupported format: exit %d, %q", code, stderr.String())
+	}
+}
+
+// TestInterrupted requires a cancelled context (Ctrl-C in main) to stop a
+// command with exit status 130 and one line on stderr.
+func TestInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, args := range [][]string{{"summary", profilePath("mix")}, {"top", profilePath("mix")}, {"convert", "--to", "folded", profilePath("mix")}} {
+		var stdout, stderr bytes.Buffer
+		code := cli.Run(ctx, args, nil, &stdout, &stderr)
+		if code != 130 || stderr.String() != "jsprof: interrupted\n" || stdout.Len() != 0 {
+			t.Errorf("jsprof %s with a cancelled context: got exit %d, stderr %q, %d bytes out; want 130, \"jsprof: interrupted\", nothing",
+				strings.Join(args, " "), code, stderr.String(), stdout.Len())
+		}
 	}
 }

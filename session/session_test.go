@@ -1,0 +1,145 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/jsprof/jsprof/analysis/calltree"
+	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/session"
+)
+
+// A library user loads a profile and prints its hottest functions.
+func Example() {
+	s, err := session.Load(context.Background(), "../testdata/node/mix.cpuprofile", session.Options{})
+	if err != nil {
+		panic(err)
+	}
+	p := s.Profile
+	for _, th := range s.Threads() {
+		tree, err := th.Tree(context.Background(), view.Options{})
+		if err != nil {
+			panic(err)
+		}
+		for _, id := range tree.Top(calltree.BySelf, 3) {
+			f := &tree.Funcs[id]
+			fmt.Printf("%-22s self %8.3f ms  total %8.3f ms\n", p.Str(f.Key.Name), f.Self.Millis(), f.Total.Millis())
+		}
+	}
+	// Output:
+	// (garbage collector)    self  316.846 ms  total  316.846 ms
+	// allocate               self  267.534 ms  total  480.850 ms
+	// jsonRoundTrip          self   95.494 ms  total  127.327 ms
+}
+
+// TestConcurrent asks one session for the same and different results from
+// many goroutines at once (go test -race checks the sharing) and requires
+// every answer to equal the one computed alone.
+func TestConcurrent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	load := func() *session.Session {
+		s, err := session.Load(ctx, "../testdata/node/mix.cpuprofile", session.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	opts := []view.Options{{}, {View: view.JS}, {CollapseRecursion: true}, {Focus: []view.Matcher{{Name: "allocate"}}}, {From: 100e6, To: 300e6}}
+	type answer struct {
+		total   int64
+		funcs   int
+		stacks  int64
+		catIdle int64
+	}
+	compute := func(s *session.Session, o view.Options) answer {
+		th := s.Threads()[0]
+		tree, err := th.Tree(ctx, o)
+		if err != nil {
+			t.Error(err)
+			return answer{}
+		}
+		ts, err := th.Stacks(ctx, o)
+		if err != nil {
+			t.Error(err)
+			return answer{}
+		}
+		var w int64
+		for st := range ts.Stacks {
+			w += int64(st.Weight)
+		}
+		cats, err := th.CategoryTimes(ctx)
+		if err != nil {
+			t.Error(err)
+			return answer{}
+		}
+		return answer{int64(tree.TopDown[0].Total), len(tree.Funcs), w, int64(cats[0])}
+	}
+	want := make([]answer, len(opts))
+	for i, o := range opts {
+		want[i] = compute(load(), o)
+	}
+	s := load()
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			i := g % len(opts)
+			if got := compute(s, opts[i]); got != want[i] {
+				t.Errorf("options %d: got %+v concurrently, want %+v", i, got, want[i])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCancel requires a cancelled context to stop a load and an analysis,
+// and a later call with a live context to compute the result.
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := session.Load(ctx, "../testdata/node/mix.cpuprofile", session.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Load with a cancelled context: got %v, want context.Canceled", err)
+	}
+	s, err := session.Load(context.Background(), "../testdata/node/mix.cpuprofile", session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := s.Threads()[0]
+	if _, err := th.Tree(ctx, view.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Tree with a cancelled context: got %v, want context.Canceled", err)
+	}
+	tree, err := th.Tree(context.Background(), view.Options{})
+	if err != nil || tree.TopDown[0].Total <= 0 {
+		t.Fatalf("Tree after a cancelled call: got %v, %v; want the tree", tree, err)
+	}
+}
+
+// TestReadOnly requires the reader's profile to stay as it was: the
+// session adds event frames and categories to its own copy.
+func TestReadOnly(t *testing.T) {
+	t.Parallel()
+	s, err := session.Load(context.Background(), "../testdata/node/mix.cpuprofile", session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s.Profile.String()
+	q := session.New("again", s.Profile, session.Options{})
+	if err := q.Categories(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Threads()[0].Tree(context.Background(), view.Options{View: view.JS}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Profile.Samples.Category != nil {
+		t.Errorf("the first session's categories were set by the second")
+	}
+	if after := s.Profile.String(); after != before {
+		t.Errorf("the profile changed under a session")
+	}
+}
