@@ -36,8 +36,10 @@ func Label(p *profile.Profile, f *profile.Frame) string {
 			name += " " + u
 		}
 	}
-	return strings.NewReplacer(";", ":", "\n", " ", "\r", " ").Replace(name)
+	return labelReplacer.Replace(name)
 }
+
+var labelReplacer = strings.NewReplacer(";", ":", "\n", " ", "\r", " ")
 
 // Writer aggregates weighted stacks and writes them folded.
 type Writer struct {
@@ -52,7 +54,12 @@ func NewWriter(p *profile.Profile) *Writer {
 }
 
 // Add adds a stack (root first) with weight w.
-func (fw *Writer) Add(frames []profile.FrameID, w profile.Time) {
+func (fw *Writer) Add(frames []profile.FrameID, w profile.Time) { fw.AddWithHead("", frames, w) }
+
+// AddWithHead adds a stack (root first) with weight w, below a first frame
+// named head when head is not "" (e.g. the thread, when several threads
+// are written to one file).
+func (fw *Writer) AddWithHead(head string, frames []profile.FrameID, w profile.Time) {
 	if len(frames) == 0 || w <= 0 {
 		return
 	}
@@ -60,8 +67,11 @@ func (fw *Writer) Add(frames []profile.FrameID, w profile.Time) {
 		fw.labels = append(fw.labels, "")
 	}
 	var b strings.Builder
+	if head != "" {
+		b.WriteString(labelReplacer.Replace(head))
+	}
 	for i, f := range frames {
-		if i > 0 {
+		if i > 0 || head != "" {
 			b.WriteByte(';')
 		}
 		if fw.labels[f] == "" {

@@ -96,7 +96,7 @@ func runConvert(e *env, args []string) error {
 		}
 		switch format {
 		case "folded":
-			return writeFolded(w, l, &vo)
+			return writeFolded(e, w, l, &vo)
 		case "pprof":
 			return pprof.Write(w, l.profile, pprof.Options{Threads: ids, View: vo})
 		case "speedscope":
@@ -118,25 +118,49 @@ func runConvert(e *env, args []string) error {
 	})
 }
 
+// threadStacks returns each selected thread's stacks under the view, range
+// and transforms, as the session computes them: the writers of analysed
+// views (pprof, speedscope, Firefox, SVG, folded) write these, so that their
+// numbers are those of top and tree.
+func threadStacks(e *env, l *loaded, vo view.Options) ([]profile.ThreadStacks, error) {
+	out := make([]profile.ThreadStacks, len(l.threads))
+	for i, ta := range l.threads {
+		ts, err := ta.st.Stacks(e.ctx, vo)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ts
+	}
+	return out, nil
+}
+
 // writeFolded writes every selected thread's stacks, folded.
-func writeFolded(w io.Writer, l *loaded, vo *view.Options) error {
+func writeFolded(e *env, w io.Writer, l *loaded, vo *view.Options) error {
 	p := l.profile
 	fw := folded.NewWriter(p)
-	b := profile.NewBuilderFor(p)
 	var st []profile.FrameID
+	heads := make(map[profile.ThreadID]string)
 	for _, ta := range l.threads {
-		var head []profile.FrameID
 		if len(l.threads) > 1 {
 			th := l.thread(ta)
-			name := fmt.Sprintf("%s (pid %d tid %d)", th.Name, th.PID, th.TID)
-			head = []profile.FrameID{b.Frame(profile.Frame{Name: b.Intern(name), Line: -1, Column: -1, Kind: profile.KindEvent, Category: profile.CatOther})}
+			heads[ta.id] = fmt.Sprintf("%s (pid %d tid %d)", th.Name, th.PID, th.TID)
 		}
-		view.Stacks(ta.timeline, *vo, func(s view.Stack) {
-			st = append(append(st[:0], head...), s.Frames...)
-			fw.Add(st, s.Weight)
-		})
 	}
-	_, err := fw.WriteTo(w)
+	all, err := threadStacks(e, l, *vo)
+	if err != nil {
+		return err
+	}
+	for _, ts := range all {
+		head := heads[ts.Thread]
+		for s := range ts.Stacks {
+			if len(s.Frames) == 0 {
+				continue
+			}
+			st = append(st[:0], s.Frames...)
+			fw.AddWithHead(head, st, s.Weight)
+		}
+	}
+	_, err = fw.WriteTo(w)
 	return err
 }
 
