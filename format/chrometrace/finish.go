@@ -85,7 +85,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 			chosen.asm.SetEnd(chosen.end)
 			prefix := fmt.Sprintf("profile %s of pid %s: ", th.ProfileID, b.P.Strings[g.pid])
 			if err := chosen.asm.Append(th, prefix); err != nil {
-				return nil, err
+				return nil, chosen.locate(err, prefix)
 			}
 			chosen.asm = nil // its raw tables are no longer needed
 			threadOfKey[key] = profile.ThreadID(len(prof.Threads) - 1)

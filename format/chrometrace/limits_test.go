@@ -30,6 +30,8 @@ func TestMaxEventBytes(t *testing.T) {
 			Input: []byte(`{"traceEvents":[` + first + big(5<<20) + `]}`), Error: `offset 45: traceEvents\[1\]: event larger than 4194304 bytes`}, 4 << 20},
 		{proftest.ErrorCase{Name: "below the first window", Comment: "A limit below the reader's first 4 MiB window still holds.",
 			Input: []byte(`[` + first + big(2<<20) + `]`), Error: `offset 30: \$\[1\]: event larger than 1048576 bytes`}, 1 << 20},
+		{proftest.ErrorCase{Name: "member name", Comment: "A member name of the trace object larger than the limit.",
+			Input: []byte(`{"` + strings.Repeat("x", 2<<20) + `":1,"traceEvents":[]}`), Error: `offset 1: \$: member name larger than 1048576 bytes`}, 1 << 20},
 		{proftest.ErrorCase{Name: "within the limit", Comment: "An event of 5 MiB is read with a limit of 8 MiB.",
 			Input: []byte(`[` + first + big(5<<20) + `]`), Diagnostics: `events-other-threads ×2: .*`}, 8 << 20},
 	}

@@ -24,6 +24,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -84,7 +85,7 @@ func Parse(r io.Reader, opts Options) (*profile.Profile, error) {
 	}
 	rd := &reader{
 		src:      r,
-		buf:      make([]byte, 0, 4<<20),
+		buf:      make([]byte, 0, min(4<<20, opts.MaxEventBytes)),
 		max:      opts.MaxEventBytes,
 		b:        profile.NewBuilder("chrome-trace"),
 		threadOf: map[threadKey]int32{},
@@ -137,6 +138,27 @@ type profState struct {
 	source    string
 	broken    bool // samples and timeDeltas disagree (DevTools stops using the chunk)
 	event     int  // index of the first event that named it
+	parts     []part
+}
+
+// part is where the nodes and time deltas of one event of a profile are in
+// the input, to locate the errors found only once the profile is assembled
+// (v8.Assembler counts nodes and deltas across the profile's events).
+type part struct {
+	nodes, deltas int    // the event's first node and delta among the profile's
+	event         string // the event's JSON path
+	legacy        bool   // a CpuProfile event, else a ProfileChunk
+	deltasOff     int64  // offset of the event's timeDeltas array, or −1
+}
+
+// paths returns the JSON paths of the objects holding the event's nodes
+// and its timeDeltas, each ending in '.'.
+func (pt *part) paths() (nodes, deltas string) {
+	if pt.legacy {
+		p := pt.event + ".args.data.cpuProfile."
+		return p, p
+	}
+	return pt.event + ".args.data.cpuProfile.", pt.event + ".args.data."
 }
 
 type openB struct {
@@ -155,6 +177,10 @@ type reader struct {
 	eof  bool
 	max  int
 	s    jsonscan.Scanner
+	// What is being read, for the error when it outgrows max: event
+	// item of the array at itemPath, or a member name when item < 0.
+	itemPath string
+	item     int
 
 	b        *profile.Builder
 	threads  []threadState
@@ -197,7 +223,11 @@ func (r *reader) fill() (bool, error) {
 	}
 	if r.end == len(r.buf) {
 		if len(r.buf) >= r.max {
-			return false, &profile.ParseError{Offset: r.base, Path: fmt.Sprintf("traceEvents[%d]", r.nEvents),
+			// buf[0:end] is all one event or member name: buf[pos:end] is kept.
+			if r.item < 0 {
+				return false, &profile.ParseError{Offset: r.base, Path: "$", Err: fmt.Errorf("member name larger than %d bytes", r.max)}
+			}
+			return false, &profile.ParseError{Offset: r.base, Path: fmt.Sprintf("%s[%d]", r.itemPath, r.item),
 				Err: fmt.Errorf("event larger than %d bytes", r.max)}
 		}
 		nb := make([]byte, min(2*len(r.buf), r.max))
@@ -258,7 +288,7 @@ func (r *reader) run() error {
 		r.pos++
 		return r.readObject()
 	case 0:
-		return &profile.ParseError{Offset: r.base + int64(r.pos), Err: profile.ErrEmpty}
+		return &profile.ParseError{Offset: r.base + int64(r.pos), Path: "$", Err: profile.ErrEmpty}
 	}
 	return r.errAt("$", "%w: want a JSON array or object of trace events", profile.ErrUnrecognized)
 }
@@ -327,6 +357,7 @@ func (r *reader) readObject() error {
 
 // readKey reads `"name":` of the top-level object.
 func (r *reader) readKey() (string, error) {
+	r.item = -1
 	for {
 		r.s.Reset(r.buf[r.pos:r.end])
 		key, ok, err := r.s.NextKey(true)
@@ -474,13 +505,26 @@ type ev struct {
 	traceIDArgs      int64
 	traceIDData      int64
 	hasTIDA, hasTIDD bool
+	badTimes         int // ts or dur strings that are not numbers
+	// The first ts or dur beyond any clock: its key ('t' or 'd'), value and
+	// offset in the event. It is an error once the event has been read
+	// whole (a number cut off by the window could be larger than its value).
+	bigKey byte
+	big    float64
+	bigOff int
 }
+
+// maxMicros bounds the ts, dur and timeDeltas the reader accepts, in µs:
+// ±2^62 ns (±146 years), as the .cpuprofile reader, keeps every sum and
+// difference of two times inside an int64 of ns.
+const maxMicros = 1 << 62 / 1000
 
 // readEvent parses the next element, retrying with more input when the
 // window ends inside it, then applies it.
 func (r *reader) readEvent(path string) error {
 	idx := r.nEvents
 	r.nEvents++
+	r.itemPath, r.item = path, idx
 	for {
 		var e ev
 		r.s.Reset(r.buf[r.pos:r.end])
@@ -488,6 +532,7 @@ func (r *reader) readEvent(path string) error {
 		if err == nil {
 			start := r.pos
 			r.pos += int(r.s.Offset())
+			r.badTimes += e.badTimes // once the event is whole: a retry reads them again
 			return r.apply(&e, r.buf[start:r.pos], r.base+int64(start), idx, path)
 		}
 		if errors.Is(err, jsonscan.ErrEOF) {
@@ -501,6 +546,11 @@ func (r *reader) readEvent(path string) error {
 			r.diag.Add("truncated-event", 1, "the last event is cut off (truncated file) and was dropped")
 			r.pos = r.end
 			return nil
+		}
+		if pe, ok := err.(*profile.ParseError); ok {
+			// A value of the event rejected by parseEvent: located within it.
+			return &profile.ParseError{Offset: r.base + int64(r.pos) + pe.Offset,
+				Path: fmt.Sprintf("%s[%d]%s", path, idx, pe.Path), Err: pe.Err}
 		}
 		pe := jsonscan.Locate(err, 0, fmt.Sprintf("%s[%d]", path, idx))
 		pe.Offset += r.base + int64(r.pos)
@@ -580,18 +630,24 @@ func (r *reader) parseEvent(e *ev) error {
 			if s.Null() {
 				continue
 			}
+			off := int(s.Offset())
 			var f float64
 			if s.Kind() == '"' { // some exporters (Hermes) write numbers as strings
 				b, err := s.String()
 				if err != nil {
 					return err
 				}
-				if f, err = strconv.ParseFloat(string(b), 64); err != nil {
-					r.badTimes++
+				// "1e400" is a number beyond any clock (±Inf, ErrRange);
+				// "NaN" is not a number.
+				if f, err = strconv.ParseFloat(string(b), 64); err != nil && !errors.Is(err, strconv.ErrRange) || f != f {
+					e.badTimes++
 					continue
 				}
 			} else if f, err = s.Float(); err != nil {
 				return err
+			}
+			if !(f <= maxMicros && f >= -maxMicros) && e.bigKey == 0 {
+				e.bigKey, e.big, e.bigOff = key[0], f, off
 			}
 			if key[0] == 't' {
 				e.ts = f
@@ -609,6 +665,13 @@ func (r *reader) parseEvent(e *ev) error {
 				return err
 			}
 		}
+	}
+	if e.bigKey != 0 {
+		key := ".ts"
+		if e.bigKey == 'd' {
+			key = ".dur"
+		}
+		return &profile.ParseError{Offset: int64(e.bigOff), Path: key, Err: fmt.Errorf("time %g µs out of range", e.big)}
 	}
 	// DevTools' extractSampleTraceId.
 	switch {
@@ -949,18 +1012,27 @@ func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error 
 		if !ok {
 			return nil
 		}
-		start, end, err := p.asm.ReadProfile(sub, argsOff+int64(subOff), path+".args.data.cpuProfile.")
+		prefix := path + ".args.data.cpuProfile."
+		nodes, _, deltas := p.asm.Counts()
+		start, end, err := p.asm.ReadProfile(sub, argsOff+int64(subOff), prefix)
 		if err != nil {
-			return err
+			return underPath(err, prefix[:len(prefix)-1])
 		}
+		deltasOff := int64(-1)
+		if _, k, ok := member(sub, "timeDeltas"); ok {
+			deltasOff = argsOff + int64(subOff+k)
+		}
+		p.parts = append(p.parts, part{nodes: nodes, deltas: deltas, event: path, legacy: true, deltasOff: deltasOff})
 		p.start, p.end = start, end
 		return nil
 	}
 	// ProfileChunk.
+	nodes, _, deltas := p.asm.Counts()
 	c, err := readChunk(args, argsOff, path+".args.", p.asm)
 	if err != nil {
 		return err
 	}
+	p.parts = append(p.parts, part{nodes: nodes, deltas: deltas, event: path, deltasOff: c.deltasOff})
 	p.asm.AddSamples(c.samples)
 	p.asm.AddTimeDeltas(c.deltas)
 	p.asm.AddLines(c.lines, c.cols, len(c.samples))
@@ -1037,6 +1109,7 @@ func member(obj []byte, keys ...string) ([]byte, int, bool) {
 
 type chunk struct {
 	samples, deltas []int64
+	deltasOff       int64 // offset of the timeDeltas array, or −1
 	lines, cols     []int32
 	traceIDs        [][2]int64
 	source          string
@@ -1045,7 +1118,7 @@ type chunk struct {
 // readChunk reads args of a ProfileChunk: data.cpuProfile.{nodes, samples,
 // trace_ids}, data.timeDeltas, data.lines, data.columns, data.source.
 func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, error) {
-	c := &chunk{}
+	c := &chunk{deltasOff: -1}
 	s := jsonscan.New(args)
 	fail := func(p string, err error) error {
 		pe := jsonscan.Locate(err, s.Offset(), path+p)
@@ -1118,9 +1191,17 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 			if s.Null() {
 				continue
 			}
+			arr, n := s.Offset(), len(c.deltas)
 			if c.deltas, err = s.Ints(c.deltas); err != nil {
 				return nil, fail("data.timeDeltas", err)
 			}
+			for i, d := range c.deltas[n:] {
+				if d > maxMicros || d < -maxMicros {
+					return nil, &profile.ParseError{Offset: off + elemOffset(data, arr, i),
+						Path: path + "data.timeDeltas[" + strconv.Itoa(i) + "]", Err: fmt.Errorf("time %d µs out of range", d)}
+				}
+			}
+			c.deltasOff = off + arr
 		case "lines", "columns":
 			if s.Null() {
 				continue
@@ -1194,4 +1275,94 @@ func utf8Valid(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// elemOffset returns the offset in data of element i of the array at off
+// (off itself if the array is shorter).
+func elemOffset(data []byte, off int64, i int) int64 {
+	s := jsonscan.New(data)
+	s.SetOffset(off)
+	if s.BeginArray() != nil {
+		return off
+	}
+	for k := 0; ; k++ {
+		if ok, err := s.NextElem(k == 0); err != nil || !ok {
+			return off
+		}
+		s.Peek()
+		if k == i {
+			return s.Offset()
+		}
+		if s.Skip() != nil {
+			return off
+		}
+	}
+}
+
+// underPath puts the path of an error of v8.Assembler.ReadProfile, which is
+// relative to the cpuProfile object ("$", "$.x" or "x" for its members),
+// under that object's path.
+func underPath(err error, path string) error {
+	pe, ok := err.(*profile.ParseError)
+	if !ok || strings.HasPrefix(pe.Path, path) {
+		return err
+	}
+	cp := *pe
+	switch {
+	case pe.Path == "$" || pe.Path == "":
+		cp.Path = path
+	case strings.HasPrefix(pe.Path, "$."):
+		cp.Path = path + pe.Path[1:]
+	default:
+		cp.Path = path + "." + pe.Path
+	}
+	return &cp
+}
+
+// locate rewrites the path of an error of v8.Assembler.Append about node
+// or time delta i of the assembled profile (prefix+"nodes[i]…" or
+// prefix+"timeDeltas[i]…", i counted across the profile's events) to the
+// JSON path of that node or delta in its event, and gives a delta's error,
+// which has no offset, that of the event's timeDeltas array.
+func (p *profState) locate(err error, prefix string) error {
+	pe, ok := err.(*profile.ParseError)
+	if !ok {
+		return err
+	}
+	rest, ok := strings.CutPrefix(pe.Path, prefix)
+	if !ok {
+		return err
+	}
+	array, rest, ok := strings.Cut(rest, "[")
+	if !ok || array != "nodes" && array != "timeDeltas" {
+		return err
+	}
+	num, rest, ok := strings.Cut(rest, "]")
+	i, aerr := strconv.Atoi(num)
+	if !ok || aerr != nil {
+		return err
+	}
+	first := func(pt *part) int {
+		if array == "nodes" {
+			return pt.nodes
+		}
+		return pt.deltas
+	}
+	// The last event whose first node (delta) is at or before i holds it.
+	k := sort.Search(len(p.parts), func(k int) bool { return first(&p.parts[k]) > i }) - 1
+	if k < 0 {
+		return err
+	}
+	pt := &p.parts[k]
+	nodesPath, deltasPath := pt.paths()
+	cp := *pe
+	if array == "nodes" {
+		cp.Path = fmt.Sprintf("%snodes[%d]%s", nodesPath, i-pt.nodes, rest)
+	} else {
+		cp.Path = fmt.Sprintf("%stimeDeltas[%d]%s", deltasPath, i-pt.deltas, rest)
+		if cp.Offset < 0 {
+			cp.Offset = pt.deltasOff
+		}
+	}
+	return &cp
 }
