@@ -87,8 +87,27 @@ func samples(t *testing.T) map[string][]string {
 				`"samples":{"schema":{"stack":0,"time":1},"data":[[1,0],[1,1]]}}]}`,
 		},
 		"pprof": {
-			// The input layer decompresses before Parse sees the data.
-			gunzip(write(func(w io.Writer) error { return pprof.Write(w, p, pprof.Options{Threads: ids}) })),
+			// The input layer decompresses before Parse sees the data. The
+			// stacks are small's samples, each lasting until the next.
+			gunzip(write(func(w io.Writer) error {
+				ss := p.ThreadSamples(0)
+				ts := profile.ThreadStacks{Stacks: func(yield func(*profile.Stack) bool) {
+					for i, n := range ss.Node {
+						st := profile.Stack{Time: ss.Time[i], Weight: p.Threads[0].End - ss.Time[i]}
+						if i+1 < len(ss.Node) {
+							st.Weight = ss.Time[i+1] - ss.Time[i]
+						}
+						for m := range p.Stack(n) {
+							st.Frames = append(st.Frames, p.Nodes[m].Frame)
+						}
+						slices.Reverse(st.Frames) // root first
+						if !yield(&st) {
+							return
+						}
+					}
+				}}
+				return pprof.Write(w, p, []profile.ThreadStacks{ts}, pprof.Options{})
+			})),
 		},
 		"folded": {
 			write(func(w io.Writer) error {

@@ -7,13 +7,16 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
+	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/pprof"
+	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
 // FuzzParse checks that Parse never panics and that whatever it accepts
-// passes Validate and can be written again. Seeds: the written fixtures,
-// gzipped and not.
+// passes Validate and can be written again (its session's stacks). Seeds:
+// the written fixtures, gzipped and not.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("../../testdata/node/*.cpuprofile")
 	for _, file := range files {
@@ -21,12 +24,8 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		var buf bytes.Buffer
-		if err := pprof.Write(&buf, p, pprof.Options{}); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(buf.Bytes())
-		pp, err := pprofile.ParseData(buf.Bytes())
+		f.Add(write(f, analyse(f, p, view.Options{})))
+		pp, err := pprofile.ParseData(write(f, analyse(f, p, view.Options{})))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -44,7 +43,16 @@ func FuzzParse(f *testing.F) {
 		if err := p.Validate(); err != nil {
 			t.Fatalf("accepted invalid profile: %v", err)
 		}
-		if err := pprof.Write(io.Discard, p, pprof.Options{}); err != nil {
+		s := session.New("fuzz", p, session.Options{})
+		var stacks []profile.ThreadStacks
+		for _, th := range s.Threads() {
+			ts, err := th.Stacks(t.Context(), view.Options{})
+			if err != nil {
+				t.Fatalf("no stacks for what was read: %v", err)
+			}
+			stacks = append(stacks, ts)
+		}
+		if err := pprof.Write(io.Discard, s.Profile, stacks, pprof.Options{}); err != nil {
 			t.Fatalf("cannot write what was read: %v", err)
 		}
 	})

@@ -16,13 +16,13 @@ import (
 	"testing"
 
 	pprofile "github.com/google/pprof/profile"
-	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/pprof"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
 // fn identifies a function as pprof sees it: name, file, 1-based start line.
@@ -106,41 +106,63 @@ func readNode(t *testing.T, file string) *profile.Profile {
 	return p
 }
 
-// write writes p as pprof.
-func write(t *testing.T, p *profile.Profile, opts pprof.Options) []byte {
+// analysed is a profile as `jsprof top/tree` see it: its session, and for
+// every thread the stacks Write takes and the tree the numbers must match.
+type analysed struct {
+	s      *session.Session
+	p      *profile.Profile // s.Profile: with the trace events' frames
+	stacks []profile.ThreadStacks
+	trees  []*calltree.Tree
+}
+
+// analyse opens a session on p and computes every thread's stacks and tree
+// under vo.
+func analyse(t testing.TB, p *profile.Profile, vo view.Options) *analysed {
+	t.Helper()
+	a := &analysed{s: session.New("test", p, session.Options{})}
+	a.p = a.s.Profile
+	for _, th := range a.s.Threads() {
+		ts, err := th.Stacks(t.Context(), vo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := th.Tree(t.Context(), vo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.stacks = append(a.stacks, ts)
+		a.trees = append(a.trees, tree)
+	}
+	return a
+}
+
+// shown is the time of a tree that the stacks show: its root's total less
+// the time out of the view (the root's self), which no stack with frames
+// holds.
+func shown(tree *calltree.Tree) int64 { return int64(tree.TopDown[0].Total - tree.TopDown[0].Self) }
+
+// write writes the stacks of a as pprof.
+func write(t testing.TB, a *analysed) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := pprof.Write(&buf, p, opts); err != nil {
+	if err := pprof.Write(&buf, a.p, a.stacks, pprof.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
-// exactTree returns DevTools' tree of thread 0 and checks that the tree of
-// view.Stacks agrees with it, as it must for a .cpuprofile.
-func exactTree(t *testing.T, p *profile.Profile) (*calls.Timeline, *calltree.Tree) {
+// sessionTree returns the session's tree of thread 0 of p (the tree of
+// `jsprof tree`).
+func sessionTree(t *testing.T, p *profile.Profile) *calltree.Tree {
 	t.Helper()
-	tl, err := calls.NewTimeline(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exact := calltree.Build(tl)
-	sb := calltree.NewStackBuilder(p, 0)
-	view.Stacks(tl, view.Options{}, func(s view.Stack) { sb.Add(s.Frames, s.Weight) })
-	stacks := sb.Finish()
-	if len(stacks.Funcs) != len(exact.Funcs) {
-		t.Fatalf("view.Stacks tree has %d functions, DevTools' %d", len(stacks.Funcs), len(exact.Funcs))
-	}
-	for i, f := range exact.Funcs {
-		if g := stacks.Funcs[i]; g.Key != f.Key || g.Self != f.Self || g.Total != f.Total {
-			t.Fatalf("function %d: view.Stacks self/total %d/%d, DevTools %d/%d", i, g.Self, g.Total, f.Self, f.Total)
-		}
-	}
-	return tl, exact
+	return analyse(t, p, view.Options{}).trees[0]
 }
 
-// compareTimes checks pprof's flat and cum against jsprof's self and total
-// and returns how many functions agree exactly.
+// compareTimes checks that pprof's flat and cum are jsprof's self and total
+// exactly and returns how many functions agree. Where several jsprof
+// functions (columns, scripts) are one pprof function, flat is the sum of
+// their self times and cum lies between the largest of their totals and
+// the sum.
 func compareTimes(t *testing.T, got map[fn]times, want map[fn]times, sumTotal map[fn]int64, multi map[fn]int) (agree int) {
 	t.Helper()
 	for k, w := range want {
@@ -149,12 +171,12 @@ func compareTimes(t *testing.T, got map[fn]times, want map[fn]times, sumTotal ma
 			t.Errorf("%v: missing from pprof", k)
 			continue
 		}
-		if d := g.self - w.self; d < -1 || d > 1 {
+		if g.self != w.self {
 			t.Errorf("%v: flat %d ns, want self %d", k, g.self, w.self)
 			continue
 		}
 		if multi[k] == 1 {
-			if d := g.total - w.total; d < -1 || d > 1 {
+			if g.total != w.total {
 				t.Errorf("%v: cum %d ns, want total %d", k, g.total, w.total)
 				continue
 			}
@@ -190,8 +212,9 @@ func TestWriteMatchesCallTree(t *testing.T) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
 			p := readNode(t, file)
-			tl, tree := exactTree(t, p)
-			data := write(t, p, pprof.Options{})
+			a := analyse(t, p, view.Options{})
+			tree := a.trees[0]
+			data := write(t, a)
 			pp, err := pprofile.ParseData(data)
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +222,12 @@ func TestWriteMatchesCallTree(t *testing.T) {
 			want, sumTotal, multi := jsprofTimes(tree)
 			agree := compareTimes(t, pprofTimes(pp, nil), want, sumTotal, multi)
 
-			n := len(tl.Samples)
+			times := p.ThreadSamples(0).Time
+			n := len(times)
+			from, to, err := a.s.Threads()[0].Window(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
 			var count, ns int64
 			for _, s := range pp.Sample {
 				count += s.Value[0]
@@ -212,23 +240,24 @@ func TestWriteMatchesCallTree(t *testing.T) {
 				}
 			}
 			if ns != int64(tree.TopDown[0].Total) {
-				t.Errorf("sum of ns %d, want the sampled time %d", ns, tree.TopDown[0].Total)
+				t.Errorf("sum of ns %d, want the tree's time %d", ns, tree.TopDown[0].Total)
 			}
-			positive := 0
-			for i := range n {
-				if tl.Times[i+1] > tl.Times[i] {
-					positive++
+			// The samples of distinct times in the window.
+			distinct := 0
+			for i, x := range times {
+				if x >= from && x < to && (i == 0 || x != times[i-1]) {
+					distinct++
 				}
 			}
-			if count != int64(positive) {
-				t.Errorf("sum of counts %d, want %d samples of non-zero duration", count, positive)
+			if count != int64(distinct) {
+				t.Errorf("sum of counts %d, want %d samples (of distinct times) in the window", count, distinct)
 			}
-			if got, want := pp.DurationNanos, int64(tl.Times[n]-tl.Times[0]); got != want {
-				t.Errorf("DurationNanos %d, want %d", got, want)
+			if got, want := pp.DurationNanos, int64(to-from); got != want {
+				t.Errorf("DurationNanos %d, want the window's %d", got, want)
 			}
 			var deltas []int64
 			for i := 1; i < n; i++ {
-				if d := int64(tl.Times[i] - tl.Times[i-1]); d > 0 {
+				if d := int64(times[i] - times[i-1]); d > 0 {
 					deltas = append(deltas, d)
 				}
 			}
@@ -260,22 +289,33 @@ func TestWriteMatchesCallTree(t *testing.T) {
 // topRow matches a row of `go tool pprof -top -unit=ns`.
 var topRow = regexp.MustCompile(`^\s*(\d+)(?:ns)?\s+\S+%\s+\S+%\s+(\d+)(?:ns)?\s+\S+%\s+(.*)$`)
 
-// `go tool pprof -top` lists the same functions with the same flat time.
-// With the default granularity (functions) pprof merges functions by name,
-// so jsprof's self times are summed by name here.
+// `go tool pprof -top` lists the same functions with the same flat time
+// as the session's tree (`jsprof top`): the .cpuprofile fixtures, and a
+// trace whose main thread has trace events (Layout, ParseHTML, …) beside
+// its JS functions. With the default granularity (functions) pprof merges
+// functions by name, so jsprof's self times are summed by name here.
 func TestGoToolPprofTop(t *testing.T) {
 	t.Parallel()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command in PATH")
 	}
-	for _, file := range nodeFixtures(t) {
+	files := nodeFixtures(t)
+	if trace, ok := corpusFile(traceWithEvents); ok {
+		files = append(files, trace)
+	} else {
+		t.Logf("%s is absent: the trace case is left out", trace)
+	}
+	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
-			p := readNode(t, file)
-			_, tree := exactTree(t, p)
+			a := analyse(t, readNode(t, file), view.Options{})
+			p, tree := a.p, a.trees[0]
+			if len(a.trees) > 1 {
+				t.Fatalf("%d threads, want one", len(a.trees))
+			}
 			out := filepath.Join(t.TempDir(), "profile.pb.gz")
-			if err := os.WriteFile(out, write(t, p, pprof.Options{}), 0o644); err != nil {
+			if err := os.WriteFile(out, write(t, a), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			// -nodefraction=0 keeps the small functions too.
@@ -287,8 +327,12 @@ func TestGoToolPprofTop(t *testing.T) {
 				t.Fatalf("go tool pprof: %v\n%s", err, stderr.String())
 			}
 			self := map[string]int64{}
+			events := 0
 			for _, f := range tree.Funcs {
 				self[funcOf(p, f.Frame).name] += int64(f.Self)
+				if f.Key.Event && f.Self > 0 {
+					events++
+				}
 			}
 			type row struct {
 				name string
@@ -335,8 +379,8 @@ func TestGoToolPprofTop(t *testing.T) {
 					t.Errorf("top %d: pprof %s %d ns, jsprof's %d'th self time is %d ns", i+1, rows[i].name, rows[i].flat, i+1, wantTop[i])
 				}
 			}
-			t.Logf("%s: go tool pprof -top lists %d functions (names); %d have jsprof's self time; top 10 checked",
-				filepath.Base(file), len(rows), agree)
+			t.Logf("%s: go tool pprof -top lists %d functions (names, %d of them trace events with self time); %d have jsprof's self time; top 10 checked",
+				filepath.Base(file), len(rows), events, agree)
 		})
 	}
 }
@@ -349,8 +393,9 @@ func TestParseRoundTrip(t *testing.T) {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
 			p := readNode(t, file)
-			_, tree := exactTree(t, p)
-			data := write(t, p, pprof.Options{})
+			a := analyse(t, p, view.Options{})
+			tree := a.trees[0]
+			data := write(t, a)
 			q, err := pprof.Parse(bytes.NewReader(data))
 			if err != nil {
 				t.Fatal(err)
@@ -365,7 +410,7 @@ func TestParseRoundTrip(t *testing.T) {
 			if got := q.Diagnostics.Count("synthetic-times"); got != int64(len(pp.Sample)) {
 				t.Errorf("synthetic-times %d, want %d (one per pprof sample)", got, len(pp.Sample))
 			}
-			_, back := exactTree(t, q)
+			back := sessionTree(t, q)
 			if len(back.Funcs) != len(tree.Funcs) {
 				t.Errorf("%d functions read back, want %d", len(back.Funcs), len(tree.Funcs))
 			}
@@ -391,7 +436,7 @@ func TestParseRoundTrip(t *testing.T) {
 				agree++
 			}
 			// Written again, the file has the same flat and cum times.
-			again, err := pprofile.ParseData(write(t, q, pprof.Options{}))
+			again, err := pprofile.ParseData(write(t, analyse(t, q, view.Options{})))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -410,9 +455,23 @@ func TestParseRoundTrip(t *testing.T) {
 	}
 }
 
+// traceWithEvents is a corpus trace whose one sampled thread has trace
+// events of several categories (EvaluateScript, ParseHTML, Layout, Paint,
+// V8.CompileCode, …) above and below its JS functions.
+const traceWithEvents = "devtools/simple-js-program.json.gz"
+
+// corpusFile returns the path of a file of the shared corpus and whether it
+// is there.
+func corpusFile(rel string) (string, bool) {
+	p := filepath.Join(proftest.RepoRoot(), "..", "shared", "corpus", rel)
+	_, err := os.Stat(p)
+	return p, err == nil
+}
+
 // A Chrome trace with three sampled threads: one "thread" label per thread,
 // pid/tid labels telling the two same-named workers apart, per-thread times
-// equal to jsprof's, and Parse gives the three threads back.
+// and per-function flat and cum equal to the session's trees (trace events
+// included), and Parse gives the three threads back.
 func TestTraceThreads(t *testing.T) {
 	t.Parallel()
 	file := proftest.Corpus(t, "devtools/two-workers.json.gz")
@@ -423,26 +482,17 @@ func TestTraceThreads(t *testing.T) {
 	if len(p.Threads) != 3 {
 		t.Fatalf("%d threads, want 3", len(p.Threads))
 	}
-	// The expected times, before Write (view.Stacks adds event frames).
 	type ident struct {
 		name     string
 		pid, tid int64
 	}
+	a := analyse(t, p, view.Options{})
 	want := make([]map[fn]times, 3)
 	wantSum, wantMulti := make([]map[fn]int64, 3), make([]map[fn]int, 3)
-	sampled := make([]int64, 3)
-	for i := range p.Threads {
-		tl, err := calls.NewTimeline(p, profile.ThreadID(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb := calltree.NewStackBuilder(p, profile.ThreadID(i))
-		view.Stacks(tl, view.Options{}, func(s view.Stack) { sb.Add(s.Frames, s.Weight) })
-		tree := sb.Finish()
+	for i, tree := range a.trees {
 		want[i], wantSum[i], wantMulti[i] = jsprofTimes(tree)
-		sampled[i] = int64(tree.TopDown[0].Total)
 	}
-	data := write(t, p, pprof.Options{})
+	data := write(t, a)
 	pp, err := pprofile.ParseData(data)
 	if err != nil {
 		t.Fatal(err)
@@ -458,11 +508,11 @@ func TestTraceThreads(t *testing.T) {
 	if len(perThread) != 3 {
 		t.Errorf("%d distinct threads in the labels, want 3: %v", len(perThread), perThread)
 	}
-	agree, total := 0, 0
+	agree, total, events := 0, 0, 0
 	for i, th := range p.Threads {
 		id := ident{th.Name, th.PID, th.TID}
-		if perThread[id] != sampled[i] {
-			t.Errorf("thread %v: %d ns, want %d", id, perThread[id], sampled[i])
+		if perThread[id] != shown(a.trees[i]) {
+			t.Errorf("thread %v: %d ns, want %d", id, perThread[id], shown(a.trees[i]))
 		}
 		// Flat and cum of this thread's samples (labels select them).
 		got := pprofTimes(pp, func(s *pprofile.Sample) bool {
@@ -470,6 +520,14 @@ func TestTraceThreads(t *testing.T) {
 		})
 		agree += compareTimes(t, got, want[i], wantSum[i], wantMulti[i])
 		total += len(want[i])
+		for _, f := range a.trees[i].Funcs {
+			if f.Key.Event {
+				events++
+			}
+		}
+	}
+	if events == 0 {
+		t.Error("no trace event among the functions")
 	}
 
 	q, err := pprof.Parse(bytes.NewReader(data))
@@ -479,19 +537,14 @@ func TestTraceThreads(t *testing.T) {
 	if len(q.Threads) != 3 {
 		t.Fatalf("read back %d threads, want 3", len(q.Threads))
 	}
+	b := analyse(t, q, view.Options{})
 	back := 0
 	for i, th := range q.Threads {
 		orig := p.Threads[i]
 		if th.Name != orig.Name || th.PID != orig.PID || th.TID != orig.TID {
 			t.Errorf("thread %d read back as %q %d/%d, want %q %d/%d", i, th.Name, th.PID, th.TID, orig.Name, orig.PID, orig.TID)
 		}
-		tl, err := calls.NewTimeline(q, profile.ThreadID(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sb := calltree.NewStackBuilder(q, profile.ThreadID(i))
-		view.Stacks(tl, view.Options{}, func(s view.Stack) { sb.Add(s.Frames, s.Weight) })
-		got, _, _ := jsprofTimes(sb.Finish())
+		got, _, _ := jsprofTimes(b.trees[i])
 		for k, w := range want[i] {
 			if g := got[k]; g.self != w.self || (wantMulti[i][k] == 1 && g.total != w.total) {
 				t.Errorf("thread %d: %v: self/total %d/%d read back, want %d/%d", i, k, g.self, g.total, w.self, w.total)
@@ -501,8 +554,81 @@ func TestTraceThreads(t *testing.T) {
 		}
 	}
 	in, _ := os.Stat(file)
-	t.Logf("two-workers: %d B (gzip) → pprof %d B; %d pprof samples, %d functions; %d/%d (thread, function) pairs agree; read back: %d/%d",
-		in.Size(), len(data), len(pp.Sample), len(pp.Function), agree, total, back, total)
+	t.Logf("two-workers: %d B (gzip) → pprof %d B; %d pprof samples, %d functions (%d trace events); %d/%d (thread, function) pairs agree; read back: %d/%d",
+		in.Size(), len(data), len(pp.Sample), len(pp.Function), events, agree, total, back, total)
+}
+
+// A trace thread: its trace events (EvaluateScript, ParseHTML, Layout,
+// V8.CompileCode, …) are pprof functions with no file, above and below the
+// JS functions, with flat and cum equal to the self and total of the
+// session's tree, under the "all" view and the JS view alike.
+func TestTraceEvents(t *testing.T) {
+	t.Parallel()
+	file := proftest.Corpus(t, traceWithEvents)
+	p, err := format.ReadFile(file, nil, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vo := range []view.Options{{}, {View: view.JS}} {
+		t.Run(vo.View.String(), func(t *testing.T) {
+			a := analyse(t, p, vo)
+			if len(a.trees) != 1 {
+				t.Fatalf("%d threads, want 1", len(a.trees))
+			}
+			tree := a.trees[0]
+			pp, err := pprofile.ParseData(write(t, a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, sumTotal, multi := jsprofTimes(tree)
+			got := pprofTimes(pp, nil)
+			agree := compareTimes(t, got, want, sumTotal, multi)
+			var ns int64
+			for _, s := range pp.Sample {
+				ns += s.Value[1]
+			}
+			if ns != shown(tree) {
+				t.Errorf("sum of ns %d, want the tree's time less the root's self, %d", ns, shown(tree))
+			}
+			// Every trace event of the tree is a function of its own, with
+			// its self and total; some call JS, some are called by it.
+			events, above, below := 0, 0, 0
+			eventNames := map[string]bool{}
+			for _, f := range tree.Funcs {
+				if !f.Key.Event || f.Total == 0 {
+					continue
+				}
+				events++
+				k := funcOf(a.p, f.Frame)
+				eventNames[k.name] = true
+				if k.file != "" || k.line != 0 {
+					t.Errorf("event %q: file %q line %d, want none", k.name, k.file, k.line)
+				}
+				if g := got[k]; g.self != int64(f.Self) || g.total != int64(f.Total) {
+					t.Errorf("event %q: flat/cum %d/%d, want self/total %d/%d", k.name, g.self, g.total, f.Self, f.Total)
+				}
+			}
+			for _, s := range pp.Sample {
+				// Leaf first: an event under a JS function, a JS function
+				// under an event.
+				js, ev := false, false
+				for _, loc := range s.Location {
+					isEvent := eventNames[loc.Line[0].Function.Name] && loc.Line[0].Function.Filename == ""
+					if isEvent && js {
+						above++
+					}
+					if !isEvent && ev {
+						below++
+					}
+					js, ev = js || !isEvent, ev || isEvent
+				}
+			}
+			if events < 5 || above == 0 || below == 0 {
+				t.Errorf("%d trace events as functions; %d samples with an event above JS, %d with JS above an event; want at least 5, 1 and 1", events, above, below)
+			}
+			t.Logf("%s, view %s: %d functions, %d of them trace events; %d/%d agree (flat and cum); %d ns shown", filepath.Base(file), vo.View, len(tree.Funcs), events, agree, len(want), ns)
+		})
+	}
 }
 
 // Positions and names: 1-based lines and columns, 0 when unknown, one
@@ -524,7 +650,8 @@ func TestMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pp, err := pprofile.ParseData(write(t, p, pprof.Options{}))
+	a := analyse(t, p, view.Options{})
+	pp, err := pprofile.ParseData(write(t, a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,12 +675,12 @@ func TestMapping(t *testing.T) {
 	if len(pp.Function) != 5 {
 		t.Errorf("%d functions, want 5 (the two anonymous functions of line 4 are one)", len(pp.Function))
 	}
-	_, tree := exactTree(t, p)
-	q, err := pprof.Parse(bytes.NewReader(write(t, p, pprof.Options{})))
+	tree := a.trees[0]
+	q, err := pprof.Parse(bytes.NewReader(write(t, a)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, back := exactTree(t, q)
+	back := sessionTree(t, q)
 	dump := func(tr *calltree.Tree) string {
 		var b strings.Builder
 		fs := slices.Clone(tr.Funcs)
@@ -571,15 +698,24 @@ func TestMapping(t *testing.T) {
 	}
 }
 
-// Write accepts thread selections, views and empty profiles, and rejects
-// unknown threads.
+// Write takes any selection of threads (none gives an empty profile) and
+// rejects stacks of a thread the profile does not have; under the JS view
+// (named in a comment) the stacks keep no (program) or (idle) frame and
+// pprof's total is the time the view shows, that of the session's tree
+// less its root's self.
 func TestWriteOptions(t *testing.T) {
 	t.Parallel()
 	p := readNode(t, "../../testdata/node/mix.cpuprofile")
-	if err := pprof.Write(&bytes.Buffer{}, p, pprof.Options{Threads: []profile.ThreadID{1}}); err == nil || !strings.Contains(err.Error(), "no thread 1") {
+	js := analyse(t, p, view.Options{View: view.JS})
+	bad := []profile.ThreadStacks{{Thread: 1, Stacks: js.stacks[0].Stacks}}
+	if err := pprof.Write(&bytes.Buffer{}, js.p, bad, pprof.Options{}); err == nil || !strings.Contains(err.Error(), "no thread 1") {
 		t.Errorf("thread 1 of 1: error %v", err)
 	}
-	data := write(t, p, pprof.Options{Threads: []profile.ThreadID{}, View: view.Options{View: view.JS}})
+	var buf bytes.Buffer
+	if err := pprof.Write(&buf, js.p, nil, pprof.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
 	pp, err := pprofile.ParseData(data)
 	if err != nil {
 		t.Fatal(err)
@@ -594,10 +730,17 @@ func TestWriteOptions(t *testing.T) {
 	if len(q.Threads) != 1 || q.Samples.Len() != 0 {
 		t.Errorf("empty profile read as %d threads, %d samples", len(q.Threads), q.Samples.Len())
 	}
-	// The JS view: no (program) or (idle) frame; the total is unchanged.
-	pp, err = pprofile.ParseData(write(t, p, pprof.Options{View: view.Options{View: view.JS}}))
+	// The JS view, named in a comment.
+	buf.Reset()
+	if err := pprof.Write(&buf, js.p, js.stacks, pprof.Options{View: "js"}); err != nil {
+		t.Fatal(err)
+	}
+	pp, err = pprofile.ParseData(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := []string{"source format: cpuprofile", "view: js"}; !slices.Equal(pp.Comments, want) {
+		t.Errorf("comments %q, want %q", pp.Comments, want)
 	}
 	for _, f := range pp.Function {
 		if f.Name == "(program)" || f.Name == "(idle)" {
@@ -608,10 +751,13 @@ func TestWriteOptions(t *testing.T) {
 	for _, s := range pp.Sample {
 		ns += s.Value[1]
 	}
-	_, tree := exactTree(t, p)
-	if ns != int64(tree.TopDown[0].Total) {
-		t.Errorf("JS view: %d ns, want %d", ns, tree.TopDown[0].Total)
+	tree := js.trees[0]
+	if ns != shown(tree) || tree.TopDown[0].Self == 0 {
+		t.Errorf("JS view: %d ns, want %d (the tree's %d less %d out of the view)", ns, shown(tree), tree.TopDown[0].Total, tree.TopDown[0].Self)
 	}
+	want, sumTotal, multi := jsprofTimes(tree)
+	agree := compareTimes(t, pprofTimes(pp, nil), want, sumTotal, multi)
+	t.Logf("JS view: %d/%d functions agree (flat and cum); %d ns shown of %d", agree, len(want), ns, tree.TopDown[0].Total)
 }
 
 // Parse reads profiles from other producers: no labels, counts with a
@@ -721,7 +867,7 @@ func TestParseLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tree := exactTree(t, q)
+	tree := sessionTree(t, q)
 	got := map[string]string{}
 	for _, f := range tree.Funcs {
 		got[q.Str(f.Key.Name)] = fmt.Sprintf("%d/%d", f.Self, f.Total)
@@ -737,10 +883,11 @@ func BenchmarkWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	a := analyse(b, p, view.Options{}) // the stacks are computed once
 	b.ReportAllocs()
 	b.ReportMetric(float64(p.Samples.Len()), "samples/op")
 	for b.Loop() {
-		if err := pprof.Write(io.Discard, p, pprof.Options{}); err != nil {
+		if err := pprof.Write(io.Discard, a.p, a.stacks, pprof.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -751,10 +898,7 @@ func BenchmarkParse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := pprof.Write(&buf, p, pprof.Options{}); err != nil {
-		b.Fatal(err)
-	}
+	buf := bytes.NewBuffer(write(b, analyse(b, p, view.Options{})))
 	b.SetBytes(int64(buf.Len()))
 	b.ReportAllocs()
 	for b.Loop() {

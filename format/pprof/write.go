@@ -6,23 +6,32 @@
 //
 // Write maps jsprof's model to pprof as follows:
 //
+//   - The input is each thread's time as weighted stacks
+//     (profile.ThreadStacks), as the analysis session computes them under a
+//     view and transforms: the nanoseconds add up to jsprof's self and total
+//     times exactly (flat and cum are the self and total of `jsprof top`).
+//     A stack with no frames (idle or out-of-view time) is not written.
 //   - Sample types are [samples/count, cpu/nanoseconds]; the default is cpu.
-//     A sample's stack is its weighted stack under a view (analysis/view:
-//     DevTools' reconstruction, each sample lasting until the next one), so
-//     the nanoseconds add up to jsprof's self and total times exactly.
 //   - One pprof Sample per distinct stack and thread (identical stacks are
-//     aggregated): values [number of samples, ns]; locations leaf first.
-//   - One Function per distinct (name, URL, line): Filename is the URL and
-//     StartLine the 1-based line (0 when unknown). Anonymous functions are
-//     named "(anonymous)", as DevTools shows them.
+//     aggregated): values [number of samples, ns], the ns the stacks'
+//     weights and the count the thread's samples (of distinct times) that
+//     fall in those stacks' spans; locations leaf first.
+//   - One Function per distinct (name, URL, line) and kind: Filename is the
+//     URL and StartLine the 1-based line (0 when unknown). Anonymous
+//     functions are named "(anonymous)", as DevTools shows them. A trace
+//     event on the stack (a frame of kind profile.KindEvent, such as Layout
+//     or FunctionCall) is a function of its own, with no file.
 //   - One Location per jsprof frame, with one Line: the function, the
 //     1-based line and the 1-based column (0 when unknown). jsprof lines and
 //     columns are 0-based with −1 for unknown; pprof's are 1-based with 0.
-//   - Labels: "thread" is the thread's name on every sample; when several
-//     threads are written, numeric labels "pid" and "tid" say which thread.
-//   - PeriodType is cpu/nanoseconds and Period the median sample interval;
-//     DurationNanos is the sampled span. TimeNanos is 0, because V8 and
-//     trace times are monotonic clocks (TimeTicks), not Unix time.
+//   - Labels: "thread" is the thread's name (else "tid N") on every sample;
+//     when several threads are written, numeric labels "pid" and "tid" say
+//     which thread.
+//   - PeriodType is cpu/nanoseconds and Period the median interval between
+//     the written threads' samples; DurationNanos is the span the stacks
+//     cover (the window or range, idle time included). TimeNanos is 0,
+//     because V8 and trace times are monotonic clocks (TimeTicks), not Unix
+//     time.
 //
 // In pprof's terms, jsprof's self time is "flat" and its total time "cum".
 //
@@ -37,24 +46,22 @@ import (
 	"slices"
 
 	pprofile "github.com/google/pprof/profile"
-	"github.com/jsprof/jsprof/analysis/calls"
-	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/profile"
 )
 
-// Options controls Write. The zero value writes every thread under the
-// "all" view with no transform.
+// Options controls Write. The zero value is the default. The threads, view
+// and transforms are those the stacks were computed under.
 type Options struct {
-	// Threads are the threads to write; nil means all.
-	Threads []profile.ThreadID
-	// View selects the frames of each stack and the transforms applied to it.
-	View view.Options
+	// View names the view of the stacks; a name other than "" and "all"
+	// is written in a comment ("view: js").
+	View string
 }
 
 // funcKey identifies a pprof Function.
 type funcKey struct {
 	name, url profile.StringID
 	line      int32
+	event     bool
 }
 
 // writer builds a pprof profile from weighted stacks.
@@ -68,15 +75,12 @@ type writer struct {
 	stack   []*pprofile.Location
 }
 
-// Write writes the selected threads of p as a gzipped pprof profile (see the
-// package documentation for the mapping). Stacks are built by view.Stacks
-// under opts.View, which may add event frames to p.
-//
-// The sample count of a stack counts the samples of non-zero duration that
-// the view keeps; a sample left with no frame in the view is written with no
-// location, so that pprof's total is still the sampled time.
-func Write(w io.Writer, p *profile.Profile, opts Options) error {
-	out, err := convert(p, opts)
+// Write writes the stacks of p's threads as a gzipped pprof profile (see
+// the package documentation for the mapping). p is the profile the stacks'
+// frames and threads index (for a session, its Profile, which has the
+// trace events' frames); it is not modified.
+func Write(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks, opts Options) error {
+	out, err := convert(p, stacks, opts)
 	if err != nil {
 		return err
 	}
@@ -90,17 +94,10 @@ func Write(w io.Writer, p *profile.Profile, opts Options) error {
 }
 
 // convert builds the pprof profile.
-func convert(p *profile.Profile, opts Options) (*pprofile.Profile, error) {
-	threads := opts.Threads
-	if threads == nil {
-		threads = make([]profile.ThreadID, len(p.Threads))
-		for i := range threads {
-			threads[i] = profile.ThreadID(i)
-		}
-	}
-	for _, t := range threads {
-		if t < 0 || int(t) >= len(p.Threads) {
-			return nil, fmt.Errorf("no thread %d; the profile has %d", t, len(p.Threads))
+func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*pprofile.Profile, error) {
+	for _, ts := range stacks {
+		if ts.Thread < 0 || int(ts.Thread) >= len(p.Threads) {
+			return nil, fmt.Errorf("no thread %d; the profile has %d", ts.Thread, len(p.Threads))
 		}
 	}
 	wr := &writer{
@@ -111,37 +108,41 @@ func convert(p *profile.Profile, opts Options) (*pprofile.Profile, error) {
 			PeriodType:        &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 			Comments:          []string{"source format: " + p.Format},
 		},
+		locs:    make([]*pprofile.Location, len(p.Frames)),
 		funcs:   map[funcKey]*pprofile.Function{},
 		samples: map[string]*pprofile.Sample{},
 	}
-	if opts.View.View != view.All {
-		wr.out.Comments = append(wr.out.Comments, "view: "+opts.View.View.String())
+	if opts.View != "" && opts.View != "all" {
+		wr.out.Comments = append(wr.out.Comments, "view: "+opts.View)
 	}
 	var intervals []profile.Time
 	var start, end profile.Time
 	spanned := false
-	for ti, t := range threads {
-		tl, err := calls.NewTimeline(p, t)
-		if err != nil {
-			return nil, fmt.Errorf("thread %d: %w", t, err)
-		}
-		n := len(tl.Samples)
-		if n == 0 {
-			continue
-		}
-		// Intervals between real samples (the last sample's end is
-		// extrapolated, so it is not one).
-		for i := 1; i < n; i++ {
-			if d := tl.Times[i] - tl.Times[i-1]; d > 0 {
+	for ti, ts := range stacks {
+		th := &p.Threads[ts.Thread]
+		times := p.Samples.Time[th.Samples.Start:th.Samples.End] // sorted
+		for i := 1; i < len(times); i++ {
+			if d := times[i] - times[i-1]; d > 0 {
 				intervals = append(intervals, d)
 			}
 		}
-		// The sampled span, clipped to the view's range.
-		from, to := tl.Times[0]+opts.View.From, tl.Times[n]
-		if opts.View.To > 0 {
-			to = min(to, tl.Times[0]+opts.View.To)
+		name := th.Name
+		if name == "" {
+			name = fmt.Sprintf("tid %d", th.TID)
 		}
-		if from < to {
+		var num map[string][]int64
+		if len(stacks) > 1 {
+			num = map[string][]int64{"pid": {th.PID}, "tid": {th.TID}}
+		}
+		if ts.Stacks == nil {
+			continue
+		}
+		next := 0 // the first sample time not yet passed
+		for s := range ts.Stacks {
+			if s.Weight <= 0 {
+				continue
+			}
+			from, to := s.Time, s.Time+s.Weight
 			if !spanned || from < start {
 				start = from
 			}
@@ -149,19 +150,24 @@ func convert(p *profile.Profile, opts Options) (*pprofile.Profile, error) {
 				end = to
 			}
 			spanned = true
+			// The samples of distinct times in [from, to).
+			for next < len(times) && times[next] < from {
+				next++
+			}
+			var count int64
+			for next < len(times) && times[next] < to {
+				if next == 0 || times[next] != times[next-1] {
+					count++
+				}
+				next++
+			}
+			if len(s.Frames) == 0 {
+				continue // idle or out-of-view time
+			}
+			if err := wr.add(ti, s.Frames, count, s.Weight, name, num); err != nil {
+				return nil, fmt.Errorf("thread %d: %w", ts.Thread, err)
+			}
 		}
-		th := &p.Threads[t]
-		name := th.Name
-		if name == "" {
-			name = fmt.Sprintf("tid %d", th.TID)
-		}
-		var num map[string][]int64
-		if len(threads) > 1 {
-			num = map[string][]int64{"pid": {th.PID}, "tid": {th.TID}}
-		}
-		view.Stacks(tl, opts.View, func(s view.Stack) {
-			wr.add(ti, s, name, num)
-		})
 	}
 	if len(intervals) > 0 {
 		slices.Sort(intervals)
@@ -171,41 +177,43 @@ func convert(p *profile.Profile, opts Options) (*pprofile.Profile, error) {
 	return wr.out, nil
 }
 
-// add adds one weighted stack of the ti'th written thread.
-func (wr *writer) add(ti int, s view.Stack, thread string, num map[string][]int64) {
+// add adds one stack (root first) of the ti'th written thread.
+func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight profile.Time, thread string, num map[string][]int64) error {
 	wr.stack = wr.stack[:0]
 	wr.key = binary.AppendUvarint(wr.key[:0], uint64(ti))
-	for i := len(s.Frames) - 1; i >= 0; i-- {
-		loc := wr.location(s.Frames[i])
+	for i := len(frames) - 1; i >= 0; i-- {
+		f := frames[i]
+		if f < 0 || int(f) >= len(wr.p.Frames) {
+			return fmt.Errorf("stack frame %d out of range; the profile has %d frames", f, len(wr.p.Frames))
+		}
+		loc := wr.location(f)
 		wr.stack = append(wr.stack, loc)
 		wr.key = binary.AppendUvarint(wr.key, loc.ID)
 	}
 	if smp, ok := wr.samples[string(wr.key)]; ok {
-		smp.Value[0]++
-		smp.Value[1] += int64(s.Weight)
-		return
+		smp.Value[0] += count
+		smp.Value[1] += int64(weight)
+		return nil
 	}
 	smp := &pprofile.Sample{
 		Location: slices.Clone(wr.stack),
-		Value:    []int64{1, int64(s.Weight)},
+		Value:    []int64{count, int64(weight)},
 		Label:    map[string][]string{"thread": {thread}},
 		NumLabel: num,
 	}
 	wr.samples[string(wr.key)] = smp
 	wr.out.Sample = append(wr.out.Sample, smp)
+	return nil
 }
 
 // location returns the Location of frame f, adding it and its Function if
 // needed.
 func (wr *writer) location(f profile.FrameID) *pprofile.Location {
-	for len(wr.locs) < len(wr.p.Frames) { // view.Stacks may add frames
-		wr.locs = append(wr.locs, nil)
-	}
 	if loc := wr.locs[f]; loc != nil {
 		return loc
 	}
 	fr := &wr.p.Frames[f]
-	k := funcKey{fr.Name, fr.URL, fr.Line}
+	k := funcKey{fr.Name, fr.URL, fr.Line, fr.Kind == profile.KindEvent}
 	fn := wr.funcs[k]
 	if fn == nil {
 		name := wr.p.Str(fr.Name)

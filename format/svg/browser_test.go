@@ -10,10 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format/svg"
+	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/tools/browser"
 )
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
 
 // recordDialogs runs before any script of every document: it records calls
 // to alert, confirm, prompt, print and open instead of running them (real
@@ -110,17 +117,25 @@ func TestBrowser(t *testing.T) {
 	defer b.Close()
 	t.Logf("started %s in %v", bin, time.Since(start))
 	dir := t.TempDir()
-	for _, tc := range []struct {
+	type testCase struct {
 		name string
 		p    func(testing.TB) *profile.Profile
 		opts svg.Options
-	}{
+	}
+	cases := []testCase{
 		{"mix", func(tb testing.TB) *profile.Profile { return read(tb, "../../testdata/node/mix.cpuprofile") }, svg.Options{}},
 		{"deep-stack", func(tb testing.TB) *profile.Profile { return read(tb, "../../testdata/node/deep-stack.cpuprofile") }, svg.Options{}},
 		{"hostile", hostile, svg.Options{Title: hostileTitle}},
 		{"hostile-noscript", hostile, svg.Options{Title: hostileTitle, NoScript: true}},
-	} {
-		out := write(t, tc.p(t), tc.opts)
+	}
+	// A trace thread, with trace events among the frames.
+	if trace := filepath.Join(proftest.RepoRoot(), "..", "shared", "corpus", traceWithEvents); fileExists(trace) {
+		cases = append(cases, testCase{"trace", func(tb testing.TB) *profile.Profile { return read(tb, trace) }, svg.Options{}})
+	} else {
+		t.Logf("%s is absent (the shared corpus is not next to this checkout): no trace case", trace)
+	}
+	for _, tc := range cases {
+		out := write(t, analyse(t, tc.p(t), 0, view.Options{}), tc.opts)
 		doc := parseSVG(t, out)
 		var titles []string
 		for _, f := range doc.Frames {

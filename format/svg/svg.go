@@ -2,11 +2,19 @@
 // hand-written (no dependency; flamegraph.pl is CDDL and none of its code is
 // used).
 //
+// Input. The graph is drawn from one thread's time as weighted stacks
+// (profile.ThreadStacks), as the analysis session computes them under a
+// view and transforms; stacks with no frames (idle or out-of-view time) are
+// left out. Aggregated, the stacks give the session's tree: each frame's
+// time is its node's total, as `jsprof tree` shows it. Trace events on the
+// stacks (frames of kind profile.KindEvent, such as Layout or
+// FunctionCall) are frames like the JS functions.
+//
 // Layout. The graph is an icicle, as in the DevTools flame chart: the root
-// ("all", the thread's sampled time under the view) is the top row and
+// ("all", the time of the thread's stacks) is the top row and
 // callees hang below their callers, one 16 px row per stack depth. Each
-// frame instance is a top-down call-tree node (analysis/calltree: a path of
-// functions from the root, merged by profile.FunctionKey) and is drawn as
+// frame instance is a top-down call-tree node (a path of functions from the
+// root, merged by profile.FunctionKey) and is drawn as
 // one <g class="f"> holding a <title> tooltip "name url:line:col — X ms
 // (Y%)" (1-based positions, no location when the frame has no URL; Y of the
 // root's time), a <rect> and, when at least three characters fit, a <text>
@@ -25,8 +33,9 @@
 // are not drawn, nor are their descendants: their time stays in the parent.
 // This bounds the output: at most Width/MinWidth frames per row.
 //
-// Colours. A frame takes the colour of its jsprof category
-// (analysis/category.Frame; trace-event frames category.Event): the
+// Colours. A frame takes the colour of its jsprof category (the frame's
+// profile.Frame.Category: a trace event's is that of jsprof's rule for its
+// name, as the session sets it; a JS function's JavaScript): the
 // category's CSS colour name (profile.Category.Color) picks a hue and
 // saturation, and an FNV-1a hash of the function name picks the lightness
 // (62–82 %), so neighbouring functions differ. "transparent" (Idle) is drawn
@@ -48,27 +57,22 @@ package svg
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/jsprof/jsprof/analysis/calls"
-	"github.com/jsprof/jsprof/analysis/calltree"
-	"github.com/jsprof/jsprof/analysis/category"
-	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/profile"
 )
 
-// Options controls Write. The zero value draws thread 0 under the "all"
-// view, 1200 px wide, hiding frames narrower than 0.1 px, with the zoom
-// script.
+// Options controls Write. The zero value draws 1200 px wide, hiding frames
+// narrower than 0.1 px, with the zoom script.
 type Options struct {
-	Thread profile.ThreadID
-	View   view.Options
 	// Width is the image width in px; 0 means 1200. At least 100.
 	Width int
 	// MinWidth is the narrowest frame drawn, in px; 0 means 0.1, and a
@@ -79,6 +83,9 @@ type Options struct {
 	// NoScript leaves out the click-to-zoom script (for pages whose content
 	// security policy forbids inline scripts); tooltips still work.
 	NoScript bool
+	// View names the view the stacks were computed under, for the
+	// subheading; "" names none.
+	View string
 }
 
 // Layout constants, in px.
@@ -94,6 +101,74 @@ const (
 	minChars  = 3    // a label needs room for this many characters
 )
 
+// tree is the top-down tree of a thread's stacks: node 0 is the root, and
+// a node is a path of functions (profile.FunctionKey) from it.
+type tree struct {
+	funcs []profile.FrameID // per function: the first frame seen
+	nodes []node
+}
+
+type node struct {
+	fn          int32 // index in funcs; −1 for the root
+	kids        []int32
+	self, total profile.Time
+}
+
+// build aggregates the stacks of ts, leaving out those with no frames: a
+// stack's weight is self time of its last node and total time of every
+// node on its path.
+func build(p *profile.Profile, ts profile.ThreadStacks) (*tree, error) {
+	t := &tree{nodes: []node{{fn: -1}}}
+	funcOf := map[profile.FunctionKey]int32{}
+	frameFn := make([]int32, len(p.Frames)) // FrameID → function+1
+	child := map[[2]int32]int32{}
+	var err error
+	ts.Stacks(func(s *profile.Stack) bool {
+		if len(s.Frames) == 0 || s.Weight <= 0 {
+			return true
+		}
+		n := int32(0)
+		t.nodes[0].total += s.Weight
+		for _, f := range s.Frames {
+			if f < 0 || int(f) >= len(p.Frames) {
+				err = fmt.Errorf("svg: stack frame %d out of range; the profile has %d frames", f, len(p.Frames))
+				return false
+			}
+			fn := frameFn[f] - 1
+			if fn < 0 {
+				k := p.FunctionKey(f)
+				var ok bool
+				if fn, ok = funcOf[k]; !ok {
+					fn = int32(len(t.funcs))
+					t.funcs = append(t.funcs, f)
+					funcOf[k] = fn
+				}
+				frameFn[f] = fn + 1
+			}
+			c, ok := child[[2]int32{n, fn}]
+			if !ok {
+				c = int32(len(t.nodes))
+				t.nodes = append(t.nodes, node{fn: fn})
+				t.nodes[n].kids = append(t.nodes[n].kids, c)
+				child[[2]int32{n, fn}] = c
+			}
+			n = c
+			t.nodes[n].total += s.Weight
+		}
+		t.nodes[n].self += s.Weight
+		return true
+	})
+	return t, err
+}
+
+// children returns the children of node n, largest total first, ties in
+// the order the stacks first reached them.
+func (t *tree) children(n int32) []int32 {
+	kids := slices.Clone(t.nodes[n].kids)
+	slices.SortStableFunc(kids, func(a, b int32) int { return cmp.Compare(t.nodes[b].total, t.nodes[a].total) })
+	return kids
+}
+
 // frame is one frame instance to draw.
 type frame struct {
 	node  int32 // top-down node; 0 is the root
@@ -101,9 +176,10 @@ type frame struct {
 	off   int64 // ns of the root's time to the frame's left
 }
 
-// Write draws the flame graph of thread opts.Thread of p under opts.View.
-// Event frames of a trace view are added to p.Frames, as view.Stacks does.
-func Write(w io.Writer, p *profile.Profile, opts Options) error {
+// Write draws the flame graph of one thread's stacks. p is the profile the
+// stacks' frames and thread index (for a session, its Profile, which has
+// the trace events' frames); it is not modified.
+func Write(w io.Writer, p *profile.Profile, stacks profile.ThreadStacks, opts Options) error {
 	width := opts.Width
 	if width == 0 {
 		width = 1200
@@ -115,28 +191,28 @@ func Write(w io.Writer, p *profile.Profile, opts Options) error {
 	if minW == 0 {
 		minW = 0.1
 	}
-	if opts.Thread < 0 || int(opts.Thread) >= len(p.Threads) {
-		return fmt.Errorf("svg: thread %d out of range; the profile has %d threads", opts.Thread, len(p.Threads))
+	if stacks.Thread < 0 || int(stacks.Thread) >= len(p.Threads) {
+		return fmt.Errorf("svg: thread %d out of range; the profile has %d threads", stacks.Thread, len(p.Threads))
 	}
-	tl, err := calls.NewTimeline(p, opts.Thread)
+	if stacks.Stacks == nil {
+		stacks.Stacks = func(func(*profile.Stack) bool) {}
+	}
+	t, err := build(p, stacks)
 	if err != nil {
-		return fmt.Errorf("svg: thread %d: %w", opts.Thread, err)
+		return err
 	}
-	sb := calltree.NewStackBuilder(p, opts.Thread)
-	view.Stacks(tl, opts.View, func(s view.Stack) { sb.Add(s.Frames, s.Weight) })
-	t := sb.Finish()
 
 	plotW := float64(width - 2*pad)
-	frames := layout(t.TopDown, plotW, minW)
+	frames := layout(t, plotW, minW)
 	depth := int32(0)
 	for _, f := range frames {
 		depth = max(depth, f.depth)
 	}
 	height := top + int(depth+1)*rowHeight + bottom
 
-	e := &encoder{w: bufio.NewWriterSize(w, 64<<10), p: p, t: t, plotW: plotW, labels: make([]string, len(t.Funcs)),
-		names: make([]string, len(t.Funcs)), fills: make([]string, len(t.Funcs))}
-	e.header(width, height, opts, tl)
+	e := &encoder{w: bufio.NewWriterSize(w, 64<<10), p: p, t: t, plotW: plotW, labels: make([]string, len(t.funcs)),
+		names: make([]string, len(t.funcs)), fills: make([]string, len(t.funcs))}
+	e.header(width, height, opts, &p.Threads[stacks.Thread])
 	for _, f := range frames {
 		e.frame(f)
 	}
@@ -146,8 +222,9 @@ func Write(w io.Writer, p *profile.Profile, opts Options) error {
 
 // layout returns the frames to draw in preorder, left to right: an explicit
 // stack, because stacks can be thousands of frames deep.
-func layout(td []calltree.Node, plotW, minW float64) []frame {
-	rootTotal := td[0].Total
+func layout(t *tree, plotW, minW float64) []frame {
+	td := t.nodes
+	rootTotal := td[0].total
 	if rootTotal <= 0 {
 		return nil
 	}
@@ -160,11 +237,11 @@ func layout(td []calltree.Node, plotW, minW float64) []frame {
 		out = append(out, f)
 		kids = kids[:0]
 		off := f.off
-		for _, c := range calltree.Children(td, f.node, calltree.ByTotal) {
-			if float64(td[c].Total)/float64(rootTotal)*plotW >= minW {
+		for _, c := range t.children(f.node) {
+			if float64(td[c].total)/float64(rootTotal)*plotW >= minW {
 				kids = append(kids, frame{node: c, depth: f.depth + 1, off: off})
 			}
-			off += int64(td[c].Total)
+			off += int64(td[c].total)
 		}
 		for i := len(kids) - 1; i >= 0; i-- {
 			stack = append(stack, kids[i])
@@ -176,7 +253,7 @@ func layout(td []calltree.Node, plotW, minW float64) []frame {
 type encoder struct {
 	w      *bufio.Writer
 	p      *profile.Profile
-	t      *calltree.Tree
+	t      *tree
 	plotW  float64
 	labels []string // per function: sanitised tooltip label, lazily
 	names  []string // per function: sanitised function name, lazily
@@ -184,13 +261,12 @@ type encoder struct {
 	num    []byte
 }
 
-func (e *encoder) header(width, height int, opts Options, tl *calls.Timeline) {
+func (e *encoder) header(width, height int, opts Options, th *profile.Thread) {
 	w := e.w
 	title := opts.Title
 	if title == "" {
 		title = "Flame graph"
 	}
-	th := &e.p.Threads[opts.Thread]
 	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="0 0 %d %d">
 <style>
@@ -216,11 +292,15 @@ text{font:12px Verdana,"DejaVu Sans",sans-serif;fill:#000}
 	if name == "" {
 		name = "thread"
 	}
-	sub := fmt.Sprintf("%s (pid %d tid %d): %s ms sampled, view %s; click a frame to zoom", name, th.PID, th.TID, ms(e.t.TopDown[0].Total), opts.View.View)
+	sub := fmt.Sprintf("%s (pid %d tid %d): %s ms", name, th.PID, th.TID, ms(e.t.nodes[0].total))
+	if opts.View != "" {
+		sub += ", view " + opts.View
+	}
+	sub += "; click a frame to zoom"
 	if opts.NoScript {
 		sub = strings.TrimSuffix(sub, "; click a frame to zoom")
 	}
-	if len(e.t.TopDown) == 0 || e.t.TopDown[0].Total <= 0 {
+	if e.t.nodes[0].total <= 0 {
 		sub = name + ": no samples in this view"
 	}
 	writeEscaped(w, sanitize(sub))
@@ -245,25 +325,25 @@ func (e *encoder) footer(width, height int, opts Options) {
 
 // frame writes one frame instance.
 func (e *encoder) frame(f frame) {
-	td := e.t.TopDown
+	td := e.t.nodes
 	n := &td[f.node]
-	rootTotal := float64(td[0].Total)
+	rootTotal := float64(td[0].total)
 	x := pad + float64(f.off)/rootTotal*e.plotW
-	wd := float64(n.Total) / rootTotal * e.plotW
+	wd := float64(n.total) / rootTotal * e.plotW
 	y := top + int(f.depth)*rowHeight
 
 	label, name, fill := "all", "all", "#d0d0d0"
 	idle := false
 	if f.node != 0 {
-		fn := n.Func
+		fn := n.fn
+		fr := &e.p.Frames[e.t.funcs[fn]]
 		if e.labels[fn] == "" {
-			fr := &e.p.Frames[e.t.Funcs[fn].Frame]
 			e.labels[fn] = sanitize(frameLabel(e.p, fr))
 			e.names[fn] = sanitize(funcName(e.p, fr))
 			e.fills[fn] = fillOf(e.p, fr)
 		}
 		label, name, fill = e.labels[fn], e.names[fn], e.fills[fn]
-		idle = e.p.Frames[e.t.Funcs[fn].Frame].Kind == profile.KindIdle
+		idle = fr.Kind == profile.KindIdle
 	}
 	text := fit(name, wd)
 
@@ -282,9 +362,9 @@ func (e *encoder) frame(f frame) {
 	w.WriteString("><title>")
 	writeEscaped(w, label)
 	w.WriteString(" \u2014 ")
-	w.WriteString(ms(n.Total))
+	w.WriteString(ms(n.total))
 	w.WriteString(" ms (")
-	w.WriteString(strconv.FormatFloat(float64(n.Total)/rootTotal*100, 'f', 2, 64))
+	w.WriteString(strconv.FormatFloat(float64(n.total)/rootTotal*100, 'f', 2, 64))
 	w.WriteString("%)</title><rect x=\"")
 	e.float(x)
 	w.WriteString(`" y="`)
@@ -476,17 +556,9 @@ var hues = map[string][2]float64{
 	"brown":      {25, 0.45},
 }
 
-// fillOf returns the fill colour of frame f.
+// fillOf returns the fill colour of frame f, from its category.
 func fillOf(p *profile.Profile, f *profile.Frame) string {
-	var c profile.CategoryID
-	if f.Kind == profile.KindEvent {
-		c = profile.CatOther
-		if ec, _, ok := category.Event(p, p.Str(f.Name)); ok {
-			c = ec
-		}
-	} else {
-		c, _ = category.Frame(p, f)
-	}
+	c := f.Category
 	color := "grey"
 	if int(c) < len(p.Categories) {
 		color = p.Categories[c].Color

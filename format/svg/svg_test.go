@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -14,13 +16,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/svg"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
 // plotW is the plotting width of the default 1200 px image (10 px margins).
@@ -30,6 +32,7 @@ const plotW = 1180.0
 type svgFrame struct {
 	Class      string
 	Title      string
+	Fill       string
 	X, Y, W    float64
 	Label      string // the <text>, "" when none
 	HasLabel   bool
@@ -97,7 +100,7 @@ func decodeSVG(data []byte) (*svgDoc, error) {
 				doc.Frames = append(doc.Frames, svgFrame{Class: attr["class"], Name: attr["data-name"]})
 				cur = &doc.Frames[len(doc.Frames)-1]
 			case cur != nil && name == "rect":
-				cur.X, cur.Y, cur.W = num("x"), num("y"), num("width")
+				cur.X, cur.Y, cur.W, cur.Fill = num("x"), num("y"), num("width"), attr["fill"]
 			case cur != nil && name == "svg":
 				cur.LabelClipW = num("width")
 			case name == "title" || name == "text" || name == "script":
@@ -137,22 +140,41 @@ func decodeSVG(data []byte) (*svgDoc, error) {
 	return doc, nil
 }
 
-// tree builds the call tree Write draws.
-func tree(t *testing.T, p *profile.Profile, th profile.ThreadID, vo view.Options) *calltree.Tree {
+// analysed is a thread as `jsprof tree` sees it: the session's profile
+// (with the trace events' frames), the stacks Write takes and the tree
+// whose numbers the graph must show.
+type analysed struct {
+	p      *profile.Profile
+	stacks profile.ThreadStacks
+	tree   *calltree.Tree
+}
+
+// analyse opens a session on p and computes thread th's stacks and tree
+// under vo.
+func analyse(t testing.TB, p *profile.Profile, th profile.ThreadID, vo view.Options) *analysed {
 	t.Helper()
-	tl, err := calls.NewTimeline(p, th)
+	s := session.New("test", p, session.Options{})
+	st := s.Threads()[th]
+	ts, err := st.Stacks(t.Context(), vo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb := calltree.NewStackBuilder(p, th)
-	view.Stacks(tl, vo, func(s view.Stack) { sb.Add(s.Frames, s.Weight) })
-	return sb.Finish()
+	tree, err := st.Tree(t.Context(), vo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &analysed{s.Profile, ts, tree}
 }
 
-func write(t testing.TB, p *profile.Profile, opts svg.Options) []byte {
+// shown is the time the graph shows, its root "all": the tree's time less
+// the time out of the view (the root's self), which no stack with frames
+// holds.
+func (a *analysed) shown() profile.Time { return a.tree.TopDown[0].Total - a.tree.TopDown[0].Self }
+
+func write(t testing.TB, a *analysed, opts svg.Options) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := svg.Write(&b, p, opts); err != nil {
+	if err := svg.Write(&b, a.p, a.stacks, opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -177,14 +199,18 @@ func label(title string) string {
 }
 
 // checkDoc checks what every output must satisfy: one frame per top-down
-// node at least minW px wide, none narrower, labels that fit, and only the
-// elements and attributes the writer uses.
-func checkDoc(t *testing.T, doc *svgDoc, tr *calltree.Tree, minW float64) {
+// node of the session's tree with time, at least minW px wide, none
+// narrower, labels that fit, and only the elements and attributes the
+// writer uses.
+func checkDoc(t *testing.T, doc *svgDoc, a *analysed, minW float64) {
 	t.Helper()
 	want := 0
-	root := float64(tr.TopDown[0].Total)
-	for _, n := range tr.TopDown {
-		if root > 0 && float64(n.Total)/root*plotW >= minW {
+	root := float64(a.shown())
+	if root > 0 && plotW >= minW {
+		want++ // "all"
+	}
+	for _, n := range a.tree.TopDown[1:] {
+		if root > 0 && n.Total > 0 && float64(n.Total)/root*plotW >= minW {
 			want++
 		}
 	}
@@ -222,8 +248,8 @@ func checkDoc(t *testing.T, doc *svgDoc, tr *calltree.Tree, minW float64) {
 	}
 }
 
-// Every testdata profile gives well-formed XML with the expected frames,
-// and the same bytes twice.
+// Every testdata profile gives well-formed XML with the frames of the
+// session's tree and their times, and the same bytes twice.
 func TestTestdata(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("../../testdata/node/*.cpuprofile")
@@ -233,16 +259,17 @@ func TestTestdata(t *testing.T) {
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
-			p := read(t, file)
+			a := analyse(t, read(t, file), 0, view.Options{})
 			start := time.Now()
-			out := write(t, p, svg.Options{})
+			out := write(t, a, svg.Options{})
 			took := time.Since(start)
 			doc := parseSVG(t, out)
-			checkDoc(t, doc, tree(t, p, 0, view.Options{}), 0.1)
+			checkDoc(t, doc, a, 0.1)
+			checkTree(t, doc, a)
 			if doc.Width != 1200 {
 				t.Errorf("width %d, want 1200", doc.Width)
 			}
-			if again := write(t, p, svg.Options{}); !bytes.Equal(again, out) {
+			if again := write(t, a, svg.Options{}); !bytes.Equal(again, out) {
 				t.Error("a second Write gave different bytes")
 			}
 			t.Logf("%s: %d bytes of SVG, %d frames, height %d px, written in %v", filepath.Base(file), len(out), len(doc.Frames), doc.Height, took)
@@ -250,101 +277,230 @@ func TestTestdata(t *testing.T) {
 	}
 }
 
-// Top-level frames fill the plotting width, and each frame's width is its
-// total time's share of it.
+// checkTree checks every frame of doc against the session's tree: frame
+// instances are its top-down nodes (matched by the path of labels from the
+// root), in preorder, children largest first; each frame's tooltip is its
+// node's total (ms) and share of the shown time, its width that share of
+// the plotting width and its x the exact sum of the totals to its left.
+// It returns how many frames it checked.
+func checkTree(t *testing.T, doc *svgDoc, a *analysed) int {
+	t.Helper()
+	td := a.tree.TopDown
+	root := float64(a.shown())
+	if len(doc.Frames) == 0 {
+		if root > 0 {
+			t.Errorf("no frame, want %g ms", root/1e6)
+		}
+		return 0
+	}
+	title := func(label string, total profile.Time) string {
+		return label + " \u2014 " + strconv.FormatFloat(total.Millis(), 'f', 3, 64) + " ms (" +
+			strconv.FormatFloat(float64(total)/root*100, 'f', 2, 64) + "%)"
+	}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 0.005+1e-9 }
+	// Per depth: the node, its left offset (ns) and the offset of the next
+	// child to draw under it.
+	type open struct {
+		node      int32
+		off, next int64
+		used      map[int32]bool
+	}
+	var path []open
+	checked := 0
+	for i, f := range doc.Frames {
+		depth := int((f.Y - 50) / 16)
+		if i == 0 {
+			if depth != 0 || f.Title != title("all", a.shown()) || !near(f.W, plotW) || !near(f.X, 10) {
+				t.Fatalf("first frame %+v, want \"all\" %s px wide at depth 0", f, strconv.FormatFloat(plotW, 'f', -1, 64))
+			}
+			path = []open{{node: 0, used: map[int32]bool{}}}
+			continue
+		}
+		if depth < 1 || depth > len(path) {
+			t.Fatalf("frame %q at depth %d after a frame at depth %d", f.Title, depth, len(path)-1)
+		}
+		path = path[:depth]
+		par := &path[depth-1]
+		// The first unused child of the parent with this label (labels
+		// can repeat: functions differing only by script id).
+		n := int32(-1)
+		for _, c := range calltree.Children(td, par.node, calltree.ByTotal) {
+			if !par.used[c] && td[c].Total > 0 && frameLabel(a.p, a.tree, c) == label(f.Title) {
+				n = c
+				break
+			}
+		}
+		if n < 0 {
+			t.Errorf("frame %q at depth %d: no such node under %q", f.Title, depth, frameLabel(a.p, a.tree, par.node))
+			return checked
+		}
+		par.used[n] = true
+		off := par.next
+		par.next += int64(td[n].Total)
+		if want := title(frameLabel(a.p, a.tree, n), td[n].Total); f.Title != want {
+			t.Errorf("title %q, want %q", f.Title, want)
+		}
+		w, x := float64(td[n].Total)/root*plotW, 10+float64(off)/root*plotW
+		if !near(f.W, w) || !near(f.X, x) {
+			t.Errorf("%q: x %g width %g, want %.3f %.3f", f.Title, f.X, f.W, x, w)
+		}
+		path = append(path, open{node: n, off: off, next: off, used: map[int32]bool{}})
+		checked++
+	}
+	return checked
+}
+
+// Each frame's width is its node's total share of the plotting width, x
+// the sum of the totals to its left, its tooltip the node's total: every
+// node of the session's tree, under the "all" view and the JS view.
 func TestWidths(t *testing.T) {
 	t.Parallel()
 	p := read(t, "../../testdata/node/mix.cpuprofile")
-	tr := tree(t, p, 0, view.Options{})
-	doc := parseSVG(t, write(t, p, svg.Options{MinWidth: -1}))
-	checkDoc(t, doc, tr, math.Inf(-1))
-	td := tr.TopDown
-	rootTotal := float64(td[0].Total)
-	rows := map[float64][]svgFrame{}
-	var ys []float64
-	for _, f := range doc.Frames {
-		if _, ok := rows[f.Y]; !ok {
-			ys = append(ys, f.Y)
+	for _, vo := range []view.Options{{}, {View: view.JS}} {
+		a := analyse(t, p, 0, vo)
+		doc := parseSVG(t, write(t, a, svg.Options{MinWidth: -1, View: vo.View.String()}))
+		checkDoc(t, doc, a, math.Inf(-1))
+		checked := checkTree(t, doc, a)
+		wantSub := fmt.Sprintf("main (pid %d tid %d): %s ms, view %s; click a frame to zoom", p.Threads[0].PID, p.Threads[0].TID,
+			strconv.FormatFloat(a.shown().Millis(), 'f', 3, 64), vo.View)
+		if len(doc.Texts) < 2 || doc.Texts[1] != wantSub {
+			t.Errorf("heading texts %q, want the subheading %q", doc.Texts, wantSub)
 		}
-		rows[f.Y] = append(rows[f.Y], f)
-	}
-	slices.Sort(ys)
-	if len(rows[ys[0]]) != 1 || math.Abs(rows[ys[0]][0].W-plotW) > 0.005 || label(rows[ys[0]][0].Title) != "all" {
-		t.Fatalf("top row %+v, want one frame \"all\" %g px wide", rows[ys[0]], plotW)
-	}
-	// Depth 1: the widths add up to the plotting width less the time of
-	// stacks with no frame (none under the "all" view), within rounding.
-	top := rows[ys[1]]
-	var sum float64
-	for _, f := range top {
-		sum += f.W
-	}
-	want := plotW * float64(td[0].Total-td[0].Self) / rootTotal
-	if math.Abs(sum-want) > 0.005*float64(len(top))+1e-9 {
-		t.Errorf("depth-1 widths add up to %g px, want %g", sum, want)
-	}
-	// Frames follow the tree: for the hottest path down from the root,
-	// each level's frames are the node's children, largest first, with
-	// widths and x in proportion to their totals.
-	byLabel := func(row []svgFrame, lo, hi float64) map[string]svgFrame {
-		m := map[string]svgFrame{}
-		for _, f := range row {
-			if f.X >= lo-0.01 && f.X+f.W <= hi+0.01 {
-				m[label(f.Title)] = f
+		// Depth 1 fills the plotting width: the stacks with no frame are
+		// not drawn.
+		var sum float64
+		for _, f := range doc.Frames {
+			if f.Y == 66 {
+				sum += f.W
 			}
 		}
-		return m
-	}
-	n, lo, hi := int32(0), 10.0, 10+plotW
-	checked := 0
-	for depth := 1; depth < len(ys); depth++ {
-		kids := calltree.Children(td, n, calltree.ByTotal)
-		if len(kids) == 0 {
-			break
+		if math.Abs(sum-plotW) > 0.01*float64(len(doc.Frames)) {
+			t.Errorf("view %s: depth-1 widths add up to %g px, want %g", vo.View, sum, plotW)
 		}
-		got := byLabel(rows[ys[depth]], lo, hi)
-		if len(got) != len(kids) {
-			t.Errorf("depth %d: %d frames under the parent, want %d", depth, len(got), len(kids))
+		if checked < 100 {
+			t.Errorf("view %s: checked only %d frames against the tree", vo.View, checked)
 		}
-		x := lo
-		for _, c := range kids {
-			name := frameLabel(p, tr, c)
-			f, ok := got[name]
-			if !ok {
-				t.Errorf("depth %d: no frame %q", depth, name)
-				continue
-			}
-			w := float64(td[c].Total) / rootTotal * plotW
-			if math.Abs(f.W-w) > 0.006 || math.Abs(f.X-x) > 0.006 {
-				t.Errorf("depth %d %q: x %g width %g, want %g %g", depth, name, f.X, f.W, x, w)
-			}
-			wantTitle := name + " \u2014 " + strconv.FormatFloat(td[c].Total.Millis(), 'f', 3, 64) + " ms (" +
-				strconv.FormatFloat(float64(td[c].Total)/rootTotal*100, 'f', 2, 64) + "%)"
-			if f.Title != wantTitle {
-				t.Errorf("title %q, want %q", f.Title, wantTitle)
-			}
-			x += w
-			checked++
-		}
-		n = kids[0]
-		hot := got[frameLabel(p, tr, n)]
-		lo, hi = hot.X, hot.X+hot.W
-	}
-	if checked < 10 {
-		t.Errorf("checked only %d frames against the tree", checked)
+		t.Logf("view %s: %d frames checked against the session's tree (%g ms shown, %g ms out of the view)", vo.View, checked,
+			a.shown().Millis(), a.tree.TopDown[0].Self.Millis())
 	}
 }
 
-// frameLabel is the label the writer gives top-down node n (no hostile
-// characters in the fixtures).
+// traceWithEvents is a corpus trace whose one sampled thread has trace
+// events of several categories (EvaluateScript, ParseHTML, Layout, Paint,
+// V8.CompileCode, …) above and below its JS functions.
+const traceWithEvents = "devtools/simple-js-program.json.gz"
+
+// hues are the hue and saturation of the category colours of the trace's
+// events (those of the writer's table).
+var hues = map[string][2]float64{"grey": {0, 0}, "yellow": {50, 0.95}, "purple": {275, 0.6}, "green": {120, 0.5}, "brown": {25, 0.45}}
+
+// hueOf returns the hue (degrees) and saturation of a #rrggbb colour.
+func hueOf(hex string) (h, s, l float64, ok bool) {
+	v, err := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
+	if err != nil || len(hex) != 7 {
+		return 0, 0, 0, false
+	}
+	r, g, b := float64(v>>16)/255, float64(v>>8&0xff)/255, float64(v&0xff)/255
+	hi, lo := max(r, g, b), min(r, g, b)
+	l = (hi + lo) / 2
+	d := hi - lo
+	if d == 0 {
+		return 0, 0, l, true
+	}
+	s = d / (1 - math.Abs(2*l-1))
+	switch hi {
+	case r:
+		h = 60 * math.Mod((g-b)/d, 6)
+	case g:
+		h = 60 * ((b-r)/d + 2)
+	default:
+		h = 60 * ((r-g)/d + 4)
+	}
+	if h < 0 {
+		h += 360
+	}
+	return h, s, l, true
+}
+
+// A trace thread: its trace events are frames of their own, above and
+// below the JS functions, with the session's times (checkTree), coloured
+// by their category (Layout purple, Paint green, ParseHTML brown,
+// V8.CompileCode yellow, the rest grey).
+func TestTraceEvents(t *testing.T) {
+	t.Parallel()
+	p := read(t, proftest.Corpus(t, traceWithEvents))
+	for _, vo := range []view.Options{{}, {View: view.JS}} {
+		a := analyse(t, p, 0, vo)
+		doc := parseSVG(t, write(t, a, svg.Options{MinWidth: -1}))
+		checkDoc(t, doc, a, math.Inf(-1))
+		checked := checkTree(t, doc, a)
+		events := map[string]profile.CategoryID{}
+		for _, f := range a.tree.Funcs {
+			if fr := &a.p.Frames[f.Frame]; f.Key.Event {
+				events[a.p.Str(fr.Name)] = fr.Category
+			}
+		}
+		cats := map[string]bool{}
+		drawn, above, below := 0, 0, 0
+		kind := map[float64]bool{} // by depth, of the current path: an event?
+		for _, f := range doc.Frames[1:] {
+			c, isEvent := events[label(f.Title)]
+			kind[f.Y] = isEvent
+			if f.Y > 66 && kind[f.Y-16] != isEvent {
+				if isEvent {
+					below++ // an event called by JS
+				} else {
+					above++ // JS called by an event
+				}
+			}
+			if !isEvent {
+				continue
+			}
+			drawn++
+			color := a.p.Categories[c].Color
+			cats[color] = true
+			want, ok := hues[color]
+			h, s, l, okHex := hueOf(f.Fill)
+			switch {
+			case !ok || !okHex:
+				t.Errorf("event %q: category colour %q, fill %q", label(f.Title), color, f.Fill)
+			case want[1] == 0 && s > 0.01, want[1] > 0 && (math.Abs(h-want[0]) > 2 || math.Abs(s-want[1]) > 0.02), l < 0.61 || l > 0.83:
+				t.Errorf("event %q (%s): fill %s is hue %.0f saturation %.2f lightness %.2f, want %v", label(f.Title), color, f.Fill, h, s, l, want)
+			}
+		}
+		minCats := 4 // the JS view keeps fewer events: Layout, Paint and ParseHTML go
+		if vo.View == view.JS {
+			minCats = 2
+		}
+		if drawn < 5 || len(cats) < minCats || above == 0 || below == 0 {
+			t.Errorf("view %s: %d event frames in %d colours, %d JS frames under an event, %d events under JS; want at least 5, %d, 1 and 1",
+				vo.View, drawn, len(cats), above, below, minCats)
+		}
+		t.Logf("view %s: %d frames checked against the session's tree; %d trace-event frames of %d events, colours %v",
+			vo.View, checked, drawn, len(events), slices.Sorted(maps.Keys(cats)))
+	}
+}
+
+// frameLabel is the label the writer gives top-down node n: the name, then
+// the URL and 1-based line and column when known (no hostile characters in
+// the fixtures).
 func frameLabel(p *profile.Profile, tr *calltree.Tree, n int32) string {
+	if n == 0 {
+		return "all"
+	}
 	f := &p.Frames[tr.Funcs[tr.TopDown[n].Func].Frame]
 	s := p.Str(f.Name)
 	if s == "" {
 		s = "(anonymous)"
 	}
 	if u := p.Str(f.URL); u != "" {
-		s += " " + u + ":" + strconv.Itoa(int(f.Line)+1) + ":" + strconv.Itoa(int(f.Column)+1)
+		s += " " + u
+		if f.Line >= 0 {
+			s += ":" + strconv.Itoa(int(f.Line)+1)
+			if f.Column >= 0 {
+				s += ":" + strconv.Itoa(int(f.Column)+1)
+			}
+		}
 	}
 	return s
 }
@@ -427,9 +583,10 @@ const hostileTitle = `<script>alert("title")</script> & ]]>`
 func TestHostile(t *testing.T) {
 	t.Parallel()
 	p := hostile(t)
-	out := write(t, p, svg.Options{Title: hostileTitle})
+	a := analyse(t, p, 0, view.Options{})
+	out := write(t, a, svg.Options{Title: hostileTitle})
 	doc := parseSVG(t, out)
-	checkDoc(t, doc, tree(t, p, 0, view.Options{}), 0.1)
+	checkDoc(t, doc, a, 0.1)
 	if n := bytes.Count(out, []byte("<script")); n != 1 {
 		t.Errorf("%d <script in the output, want 1 (the zoom script)", n)
 	}
@@ -471,7 +628,7 @@ func TestHostile(t *testing.T) {
 func TestNoSamples(t *testing.T) {
 	t.Parallel()
 	p := read(t, "../../testdata/node/mix.cpuprofile")
-	out := write(t, p, svg.Options{View: view.Options{Focus: []view.Matcher{{Name: "no such function"}}}})
+	out := write(t, analyse(t, p, 0, view.Options{Focus: []view.Matcher{{Name: "no such function"}}}), svg.Options{})
 	doc := parseSVG(t, out)
 	if len(doc.Frames) != 0 {
 		t.Errorf("got %d frames, want 0", len(doc.Frames))
@@ -480,17 +637,18 @@ func TestNoSamples(t *testing.T) {
 
 func TestOptionErrors(t *testing.T) {
 	t.Parallel()
-	p := read(t, "../../testdata/node/mix.cpuprofile")
+	a := analyse(t, read(t, "../../testdata/node/mix.cpuprofile"), 0, view.Options{})
 	for _, tc := range []struct {
-		name string
-		opts svg.Options
-		want string
+		name   string
+		thread profile.ThreadID
+		opts   svg.Options
+		want   string
 	}{
-		{"thread", svg.Options{Thread: 3}, "thread 3 out of range"},
-		{"width", svg.Options{Width: 50}, "want at least 100"},
+		{"thread", 3, svg.Options{}, "thread 3 out of range"},
+		{"width", 0, svg.Options{Width: 50}, "want at least 100"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := svg.Write(io.Discard, p, tc.opts)
+			err := svg.Write(io.Discard, a.p, profile.ThreadStacks{Thread: tc.thread, Stacks: a.stacks.Stacks}, tc.opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got error %v, want one containing %q", err, tc.want)
 			}
@@ -514,7 +672,7 @@ func TestDeep(t *testing.T) {
 		p.Samples.Time = append(p.Samples.Time, profile.Time(i)*1000)
 	}
 	p.Threads = []profile.Thread{{Nodes: profile.Range{End: depth + 1}, Samples: profile.Range{End: 4}, End: 4000}}
-	doc := parseSVG(t, write(t, p, svg.Options{}))
+	doc := parseSVG(t, write(t, analyse(t, p, 0, view.Options{}), svg.Options{}))
 	if len(doc.Frames) != depth+1 {
 		t.Errorf("got %d frames, want %d", len(doc.Frames), depth+1)
 	}
@@ -526,27 +684,28 @@ func TestLargeCorpus(t *testing.T) {
 		t.Skip("large profile: not in -short mode")
 	}
 	t.Parallel()
-	p := read(t, proftest.Corpus(t, "devtools/large-profile.cpuprofile.gz"))
+	a := analyse(t, read(t, proftest.Corpus(t, "devtools/large-profile.cpuprofile.gz")), 0, view.Options{})
 	for _, minW := range []float64{0.1, 1} {
 		start := time.Now()
-		out := write(t, p, svg.Options{MinWidth: minW})
+		out := write(t, a, svg.Options{MinWidth: minW})
 		took := time.Since(start)
 		doc := parseSVG(t, out)
-		checkDoc(t, doc, tree(t, p, 0, view.Options{}), minW)
+		checkDoc(t, doc, a, minW)
+		checkTree(t, doc, a)
 		t.Logf("large-profile.cpuprofile.gz, MinWidth %g: %d bytes of SVG, %d frames (of %d top-down nodes), height %d px, written in %v",
-			minW, len(out), len(doc.Frames), len(tree(t, p, 0, view.Options{}).TopDown), doc.Height, took)
+			minW, len(out), len(doc.Frames), len(a.tree.TopDown), doc.Height, took)
 	}
 }
 
 func BenchmarkWrite(b *testing.B) {
 	for _, name := range []string{"mix", "deep-stack"} {
 		b.Run(name, func(b *testing.B) {
-			p := read(b, "../../testdata/node/"+name+".cpuprofile")
-			n := len(write(b, p, svg.Options{}))
+			a := analyse(b, read(b, "../../testdata/node/"+name+".cpuprofile"), 0, view.Options{})
+			n := len(write(b, a, svg.Options{}))
 			b.SetBytes(int64(n))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := svg.Write(io.Discard, p, svg.Options{}); err != nil {
+				if err := svg.Write(io.Discard, a.p, a.stacks, svg.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -557,11 +716,12 @@ func BenchmarkWrite(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		n := len(write(b, p, svg.Options{}))
+		a := analyse(b, p, 0, view.Options{})
+		n := len(write(b, a, svg.Options{}))
 		b.SetBytes(int64(n))
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := svg.Write(io.Discard, p, svg.Options{}); err != nil {
+			if err := svg.Write(io.Discard, a.p, a.stacks, svg.Options{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -98,7 +98,11 @@ func runConvert(e *env, args []string) error {
 		case "folded":
 			return writeFolded(e, w, l, &vo)
 		case "pprof":
-			return pprof.Write(w, l.profile, pprof.Options{Threads: ids, View: vo})
+			stacks, err := threadStacks(e, l, vo)
+			if err != nil {
+				return err
+			}
+			return pprof.Write(w, l.profile, stacks, pprof.Options{View: vo.View.String()})
 		case "speedscope":
 			return speedscope.Write(w, l.profile, speedscope.Options{Threads: ids, View: vo, Name: filepath.Base(name)})
 		case "firefox":
@@ -107,7 +111,11 @@ func runConvert(e *env, args []string) error {
 			if len(ids) != 1 {
 				return usagef("an SVG flame graph shows one thread: pick one with --thread")
 			}
-			return svg.Write(w, l.profile, svg.Options{Thread: ids[0], View: vo, Title: name})
+			stacks, err := threadStacks(e, l, vo)
+			if err != nil {
+				return err
+			}
+			return svg.Write(w, l.profile, stacks[0], svg.Options{Title: name, View: vo.View.String()})
 		case "trace":
 			if !vo.IsZero() {
 				return usagef("a trace is written whole: --view, --from/--until and the transforms apply to folded output")

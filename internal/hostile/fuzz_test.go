@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/format/folded"
@@ -13,6 +14,7 @@ import (
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/hostile"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
 // FuzzWriters: input → model → every writer. Whatever a reader accepts,
@@ -35,6 +37,18 @@ func FuzzWriters(f *testing.F) {
 		if len(p.Nodes) > 20000 || p.Samples.Len() > 20000 {
 			return // keep each input cheap
 		}
+		// The analysed views (svg, pprof) are written from the session's
+		// stacks, as convert writes them.
+		sess := session.New("fuzz", p, session.Options{})
+		var stacks []profile.ThreadStacks
+		for _, th := range sess.Threads() {
+			ts, err := th.Stacks(t.Context(), view.Options{})
+			if err != nil {
+				t.Logf("thread %d: no stacks: %v", th.ID, err)
+				continue
+			}
+			stacks = append(stacks, ts)
+		}
 		for ti := range p.Threads {
 			tid := profile.ThreadID(ti)
 			var buf bytes.Buffer
@@ -47,7 +61,9 @@ func FuzzWriters(f *testing.F) {
 					t.Fatal(err)
 				}
 			}
-			if err := svg.Write(io.Discard, p, svg.Options{Thread: tid}); err != nil {
+		}
+		for _, ts := range stacks {
+			if err := svg.Write(io.Discard, sess.Profile, ts, svg.Options{}); err != nil {
 				t.Logf("svg: %v", err)
 			}
 		}
@@ -59,7 +75,7 @@ func FuzzWriters(f *testing.F) {
 			t.Fatalf("written trace does not read back: %v", err)
 		}
 		buf.Reset()
-		if err := pprof.Write(&buf, p, pprof.Options{}); err == nil {
+		if err := pprof.Write(&buf, sess.Profile, stacks, pprof.Options{}); err == nil {
 			if _, err := pprof.Parse(&buf); err != nil && p.Samples.Len() > 0 {
 				t.Logf("pprof: %v", err)
 			}
