@@ -76,10 +76,10 @@ func samples(t *testing.T) map[string][]string {
 			`[{"ph":"M","name":"thread_name","pid":1,"tid":2,"args":{"name":"CrRendererMain"}}]`,
 		},
 		"speedscope": {
-			write(func(w io.Writer) error { return speedscope.Write(w, p, speedscope.Options{Threads: ids}) }),
+			write(func(w io.Writer) error { return speedscope.Write(w, p, sampleStacks(p), speedscope.Options{}) }),
 		},
 		"firefox": {
-			write(func(w io.Writer) error { return firefox.Write(w, p, firefox.Options{Threads: ids}) }),
+			write(func(w io.Writer) error { return firefox.Write(w, p, sampleStacks(p), firefox.Options{}) }),
 			`{"meta":{"version":13,"interval":1,"startTime":0},"threads":[{"name":"T","tid":7,"pid":"12",` +
 				`"stringTable":["(root)","f (https://x/a.js:12:3)"],` +
 				`"frameTable":{"schema":{"location":0},"data":[[0],[1]]},` +
@@ -87,27 +87,8 @@ func samples(t *testing.T) map[string][]string {
 				`"samples":{"schema":{"stack":0,"time":1},"data":[[1,0],[1,1]]}}]}`,
 		},
 		"pprof": {
-			// The input layer decompresses before Parse sees the data. The
-			// stacks are small's samples, each lasting until the next.
-			gunzip(write(func(w io.Writer) error {
-				ss := p.ThreadSamples(0)
-				ts := profile.ThreadStacks{Stacks: func(yield func(*profile.Stack) bool) {
-					for i, n := range ss.Node {
-						st := profile.Stack{Time: ss.Time[i], Weight: p.Threads[0].End - ss.Time[i]}
-						if i+1 < len(ss.Node) {
-							st.Weight = ss.Time[i+1] - ss.Time[i]
-						}
-						for m := range p.Stack(n) {
-							st.Frames = append(st.Frames, p.Nodes[m].Frame)
-						}
-						slices.Reverse(st.Frames) // root first
-						if !yield(&st) {
-							return
-						}
-					}
-				}}
-				return pprof.Write(w, p, []profile.ThreadStacks{ts}, pprof.Options{})
-			})),
+			// The input layer decompresses before Parse sees the data.
+			gunzip(write(func(w io.Writer) error { return pprof.Write(w, p, sampleStacks(p), pprof.Options{}) })),
 		},
 		"folded": {
 			write(func(w io.Writer) error {
@@ -393,4 +374,27 @@ func TestWritersHelp(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sampleStacks returns thread 0's samples as the stacks the writers of
+// analysed views take (a session's, which this package cannot import):
+// each sample's stack, root first, lasting until the next sample (the last
+// one until the thread's end).
+func sampleStacks(p *profile.Profile) []profile.ThreadStacks {
+	ss := p.ThreadSamples(0)
+	return []profile.ThreadStacks{{Stacks: func(yield func(*profile.Stack) bool) {
+		for i, n := range ss.Node {
+			st := profile.Stack{Time: ss.Time[i], Weight: p.Threads[0].End - ss.Time[i]}
+			if i+1 < len(ss.Node) {
+				st.Weight = ss.Time[i+1] - ss.Time[i]
+			}
+			for m := range p.Stack(n) {
+				st.Frames = append(st.Frames, p.Nodes[m].Frame)
+			}
+			slices.Reverse(st.Frames)
+			if !yield(&st) {
+				return
+			}
+		}
+	}}}
 }

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/analysis/view"
-	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
 // fxResult is the output of tools/firefox/self-times.mjs.
@@ -96,31 +96,34 @@ func runProfiler(t *testing.T, file string) *fxResult {
 }
 
 // TestFirefoxProfilerAgrees is the proof: every input, written in several
-// views, is loaded by the Firefox Profiler's own loader and call tree (npm
-// @firefox-devtools/profiler-cli, pinned in tools/firefox), and the self and
-// total time it reports for every function of every thread, and its time
-// per category, equal jsprof's (calltree.StackBuilder over view.Stacks;
-// category.Assign) within 1 µs.
+// views from the session's stacks, is loaded by the Firefox Profiler's own
+// loader and call tree (npm @firefox-devtools/profiler-cli, pinned in
+// tools/firefox), and the self and total time it reports for every function
+// of every thread equal those of the stacks written and of the session's
+// tree (jsprof top and tree), and its time per category the stacks', to the
+// ns (its float ms sums rounded to ns). The tree of an XS call graph is
+// exact only to 50 µs (see TestStructure).
 func TestFirefoxProfilerAgrees(t *testing.T) {
 	installProfiler(t)
 	for _, in := range inputs(t) {
 		for _, v := range views {
 			t.Run(in.name+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
-				p := read(t, in.path(t))
-				proveAgreement(t, p, v.opts(p))
+				s := load(t, in.path(t))
+				proveAgreement(t, s, v.opts(t, s))
 			})
 		}
 	}
 }
 
-// proveAgreement writes p under vo, loads the output with the Firefox
+// proveAgreement writes s under vo, loads the output with the Firefox
 // Profiler and compares its function list and category breakdown, thread
-// by thread, with jsprof's.
-func proveAgreement(t *testing.T, p *profile.Profile, vo view.Options) {
+// by thread, with the session's.
+func proveAgreement(t *testing.T, s *session.Session, vo view.Options) {
 	t.Helper()
-	const tol = 1e-3 // ms: the Profiler sums float ms
-	data := write(t, p, firefox.Options{View: vo})
+	const tol = 1 // ns, after rounding the Profiler's float ms sums
+	p := s.Profile
+	data := write(t, s, vo)
 	var pp processed
 	if err := json.Unmarshal(data, &pp); err != nil {
 		t.Fatal(err)
@@ -136,10 +139,17 @@ func proveAgreement(t *testing.T, p *profile.Profile, vo view.Options) {
 	if len(res.Threads) != len(p.Threads) {
 		t.Fatalf("the Profiler has %d threads, want %d", len(res.Threads), len(p.Threads))
 	}
-	trees, cats := jsprofTrees(t, p, vo)
-	var worst, sum float64
+	toNS := func(ms float64) profile.Time { return profile.Time(math.Round(ms * 1e6)) }
+	stacks := threadStacks(t, s, vo)
+	cats := stackCategories(t, p, stacks)
+	treeTol := profile.Time(tol)
+	if p.Format == "xs" {
+		treeTol = 50_000
+	}
+	var worst, worstTree, sum profile.Time
 	nfuncs := 0
-	for ti, th := range res.Threads {
+	for ti, tree := range trees(t, s, vo) {
+		th := res.Threads[ti]
 		want := &p.Threads[ti]
 		if th.Index != ti || th.TID != fmt.Sprint(want.TID) || th.PID != fmt.Sprint(want.PID) {
 			t.Fatalf("Profiler thread %d is %+v, want pid %d tid %d", ti, th, want.PID, want.TID)
@@ -159,24 +169,30 @@ func proveAgreement(t *testing.T, p *profile.Profile, vo view.Options) {
 			self[label] += f.Self
 			total[label] += f.Total
 		}
-		worst = max(worst, compareFuncs(t, p, trees[ti], self, total, tol))
-		nfuncs += len(trees[ti].Funcs)
-		for _, f := range trees[ti].Funcs {
-			sum += float64(f.Self) / 1e6
+		got := map[string]times{}
+		for label := range self {
+			got[label] = times{toNS(self[label]), toNS(total[label])}
 		}
-		// Categories: the Profiler's breakdown against jsprof's.
-		got := map[int]float64{}
+		fromStacks, _, _ := stackTimes(p, stacks[ti])
+		worst = max(worst, compareFuncs(t, fmt.Sprintf("thread %d (stacks)", ti), fromStacks, got, tol))
+		worstTree = max(worstTree, compareFuncs(t, fmt.Sprintf("thread %d (tree)", ti), treeTimes(tree), got, treeTol))
+		nfuncs += len(tree.Funcs)
+		for _, f := range tree.Funcs {
+			sum += f.Self
+		}
+		// Categories: the Profiler's breakdown against the stacks'.
+		gotCats := map[int]float64{}
 		for _, c := range th.Categories {
-			got[c.Index] += c.Value
+			gotCats[c.Index] += c.Value
 		}
 		for c, w := range cats[ti] {
-			want := float64(w) / 1e6
-			if d := math.Abs(got[c] - want); d > tol {
-				t.Errorf("thread %d: category %s %.6f ms, jsprof %.6f", ti, p.Categories[c].Name, got[c], want)
+			d := toNS(gotCats[c]) - w
+			if d > tol || d < -tol {
+				t.Errorf("thread %d: category %s %d ns, the stacks %d", ti, p.Categories[c].Name, toNS(gotCats[c]), w)
 			}
-			worst = max(worst, math.Abs(got[c]-want))
+			worst = max(worst, d, -d)
 		}
 	}
-	t.Logf("%s: %d bytes; %d threads, %d functions, %.3f ms of self time: largest difference %.2g ms",
-		t.Name(), len(data), len(p.Threads), nfuncs, sum, worst)
+	t.Logf("%s: %d bytes; %d threads, %d functions, %.3f ms of self time: largest difference %d ns from the stacks, %d ns from the tree",
+		t.Name(), len(data), len(p.Threads), nfuncs, sum.Millis(), worst, worstTree)
 }

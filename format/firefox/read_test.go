@@ -9,13 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jsprof/jsprof/analysis/calls"
-	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/view"
-	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
 func parseFile(t *testing.T, path string) (*profile.Profile, []byte) {
@@ -130,18 +128,12 @@ func TestParseGeckoDetails(t *testing.T) {
 }
 
 // selfByFunction returns each function's self time over all threads, by
-// "name url:line:col", under the "all" view.
+// "name url:line:col", under the "all" view (the session's trees).
 func selfByFunction(t *testing.T, p *profile.Profile) map[string]profile.Time {
 	t.Helper()
 	out := map[string]profile.Time{}
-	for i := range p.Threads {
-		tl, err := calls.NewTimeline(p, profile.ThreadID(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := calltree.NewStackBuilder(p, profile.ThreadID(i))
-		view.Stacks(tl, view.Options{}, func(s view.Stack) { b.Add(s.Frames, s.Weight) })
-		tree := b.Finish()
+	s := session.New("", p, session.Options{})
+	for _, tree := range trees(t, s, view.Options{}) {
 		for _, f := range tree.Funcs {
 			k := f.Key
 			out[fmt.Sprintf("%s %s:%d:%d", p.Str(k.Name), p.Str(p.Frames[f.Frame].URL), k.Line, k.Column)] += f.Self
@@ -152,18 +144,13 @@ func selfByFunction(t *testing.T, p *profile.Profile) map[string]profile.Time {
 
 func TestParseRoundTrip(t *testing.T) {
 	t.Parallel()
-	orig, err := format.ReadFile("../../testdata/node/mix.cpuprofile", nil, format.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := firefox.Write(&buf, orig, firefox.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	s := load(t, "../../testdata/node/mix.cpuprofile")
+	orig := s.Profile
+	buf := bytes.NewBuffer(write(t, s, view.Options{}))
 	if !firefox.Sniff(buf.Bytes()) {
 		t.Errorf("Sniff(Write output) = false")
 	}
-	p, err := firefox.Parse(&buf)
+	p, err := firefox.Parse(buf)
 	if err != nil {
 		t.Fatalf("Parse(Write output): %v", err)
 	}

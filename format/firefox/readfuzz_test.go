@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/session"
 )
 
 func FuzzParse(f *testing.F) {
@@ -34,7 +36,8 @@ func FuzzParse(f *testing.F) {
 		if err := p.Validate(); err != nil {
 			t.Fatalf("accepted invalid profile: %v", err)
 		}
-		if err := firefox.Write(io.Discard, p, firefox.Options{}); err != nil {
+		s := session.New("fuzz", p, session.Options{})
+		if err := firefox.Write(io.Discard, s.Profile, threadStacks(t, s, view.Options{}), opts); err != nil {
 			t.Fatalf("Write of an accepted profile: %v", err)
 		}
 	})

@@ -21,35 +21,38 @@
 //
 // What jsprof puts in it:
 //
-//   - One thread per profiled thread (pid and tid as strings; one main
-//     thread per process), one sample per jsprof sample that the view keeps,
-//     at its time (no re-sampling), with its stack under Options.View
-//     (analysis/view: root first, event frames of a trace thread included)
-//     and weightType "tracing-ms": the weight is the sample's duration in ms
-//     (each sample lasts until the next; the last one an average interval;
-//     the view's range clips them), so that per-function self and total time
-//     in the Firefox Profiler equal jsprof's. Samples the view leaves with no
-//     frame have a null stack; samples of no duration, or outside the range,
-//     or removed by a transform, are not written (they weigh nothing in
-//     jsprof's trees either).
-//   - Times are ms from the earliest sample written (meta.startTime is 0), as
+//   - One thread per profile.ThreadStacks given to Write (pid and tid as
+//     strings; one main thread per process), and one sample per stack, at
+//     the stack's time (no re-sampling), with its frames (root first) and
+//     weightType "tracing-ms": the weight is the stack's duration in ms, so
+//     that per-function self and total time in the Firefox Profiler, which
+//     sums the weights, equal those of the tree the stacks were computed
+//     with (jsprof top and tree), to the ns. A stack with no frames (idle,
+//     or time the view does not show) is a sample with a null stack, which
+//     ends the sample before it. Where a stack does not start at the end of
+//     the one before (time a transform removed) and after the last stack
+//     with frames, a null sample of weight 0 ends the previous one, so that
+//     the Profiler's timeline, which draws a sample until the next one,
+//     shows no time that the stacks do not have.
+//   - Times are ms from the earliest stack written (meta.startTime is 0), as
 //     exact decimals of jsprof's integer nanoseconds.
-//   - meta.interval is the median sample interval in ms; meta.categories are
-//     the profile's categories (profile.Category), colours and subcategories
-//     included.
-//   - A function (funcTable row) is a profile.FunctionKey: name, URL, line and
-//     column, 1-based in the output. isJS is set for JS frames, relevantForJS
-//     from view.RelevantForJS. URLs become resources the way the Profiler's
-//     own Chrome importer makes them (an http(s) origin is a "webhost"
-//     resource, any other URL a "url" resource) and sources (filename).
-//   - A frame has its function's category (analysis/category rule 2; a trace
-//     event frame the category of its event rule, else Other), except a
-//     sample's leaf frame, which has the sample's category
-//     (Profile.Samples.Category from category.Assign, computed here when
-//     absent), so that the Profiler's category breakdown is jsprof's.
+//   - meta.interval is the median interval of the written threads' samples
+//     in the input, in ms; meta.categories are the profile's categories
+//     (profile.Category), colours and subcategories included.
+//   - A function (funcTable row) is a profile.FunctionKey: name, URL (of the
+//     first frame of the function written), line and column, 1-based in the
+//     output. isJS is set for JS frames, relevantForJS where
+//     Options.RelevantForJS says so. URLs become resources the way the
+//     Profiler's own Chrome importer makes them (an http(s) origin is a
+//     "webhost" resource, any other URL a "url" resource) and sources
+//     (filename).
+//   - A frame has its profile frame's category (profile.Frame.Category, the
+//     "Other" subcategory), except a stack's leaf frame, which has the
+//     stack's category and subcategory, so that the Profiler's category
+//     breakdown is the one the stacks carry.
 //
-// Unlike other format packages, this one imports analysis/calls, view and
-// category: what it writes is a view of the samples, not the input's tables.
+// Like every format package, this one imports no analysis: the caller
+// computes the stacks (session.Thread.Stacks) and passes them in.
 package firefox
 
 import (
@@ -62,9 +65,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jsprof/jsprof/analysis/calls"
-	"github.com/jsprof/jsprof/analysis/category"
-	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -77,13 +77,13 @@ const ProcessedVersion = 75
 // release (meta.version).
 const GeckoVersion = 36
 
-// Options selects what Write writes. The zero value writes every thread in
-// the "all" view with no transform.
+// Options controls Write. The zero value marks no function relevant for JS.
 type Options struct {
-	// Threads lists the threads to write, in order; nil means all.
-	Threads []profile.ThreadID
-	// View is the view and transforms applied to each sample's stack.
-	View view.Options
+	// RelevantForJS reports whether a frame's function is relevant for JS
+	// (the funcTable's relevantForJS flag, which the Profiler's JS-only
+	// call tree keeps beside JS functions); nil marks none. The CLI passes
+	// view.RelevantForJS.
+	RelevantForJS func(p *profile.Profile, f *profile.Frame) bool
 }
 
 // Flags of funcTable rows.
@@ -109,64 +109,45 @@ const (
 	resourceURL     = 5
 )
 
-// Write writes the selected threads of p as a processed profile. It adds the
-// event frames of trace threads to p (as analysis/view does) and otherwise
-// leaves p unchanged.
+// Write writes one Firefox thread per element of stacks, in order, as a
+// processed profile. The stacks' frames are frames of p (for a session,
+// its Profile, which has the frames of trace events). p is not modified.
 //
-//  1. Build each thread's timeline (analysis/calls) and take the samples'
-//     categories (computing them when p has none).
-//  2. Walk each thread's stacks under the view, interning functions, frames
-//     and stacks into the shared tables and keeping the samples' stack,
-//     time and weight.
-//  3. Write meta, the threads and the shared tables, streaming.
-func Write(w io.Writer, p *profile.Profile, opts Options) error {
-	ids := opts.Threads
-	if ids == nil {
-		ids = make([]profile.ThreadID, len(p.Threads))
-		for i := range ids {
-			ids[i] = profile.ThreadID(i)
-		}
-	}
-	seen := make(map[profile.ThreadID]bool, len(ids))
-	for _, id := range ids {
+//  1. Walk each thread's stacks, interning functions, frames and stacks
+//     into the shared tables and keeping the samples' stack, time and
+//     weight.
+//  2. Write meta, the threads and the shared tables, streaming.
+func Write(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks, opts Options) error {
+	ids := make([]profile.ThreadID, len(stacks))
+	seen := make(map[profile.ThreadID]bool, len(stacks))
+	for i, ts := range stacks {
+		id := ts.Thread
 		if int(id) < 0 || int(id) >= len(p.Threads) {
 			return fmt.Errorf("no thread %d; the profile has %d", id, len(p.Threads))
 		}
 		if seen[id] {
-			return fmt.Errorf("thread %d selected twice", id)
+			return fmt.Errorf("thread %d given twice", id)
 		}
 		seen[id] = true
-	}
-	tls := make([]*calls.Timeline, len(ids))
-	for i, id := range ids {
-		tl, err := calls.NewTimeline(p, id)
-		if err != nil {
-			return fmt.Errorf("thread %d: %w", id, err)
-		}
-		tls[i] = tl
-	}
-	cats := p.Samples.Category
-	subs := p.Samples.Subcategory
-	if len(cats) != p.Samples.Len() || len(subs) != p.Samples.Len() {
-		// Assign on a shallow copy: p keeps its (absent) sample categories.
-		q := *p
-		category.Assign(&q, tls)
-		cats, subs = q.Samples.Category, q.Samples.Subcategory
+		ids[i] = id
 	}
 	categories := p.Categories
 	if len(categories) == 0 {
 		categories = profile.DefaultCategories()
 	}
 
-	b := newBuilder(p, categories)
-	threads := make([]threadOut, len(ids))
+	b := newBuilder(p, categories, opts.RelevantForJS)
+	threads := make([]threadOut, len(stacks))
 	origin, end, have := profile.Time(0), profile.Time(0), false
 	var intervals []profile.Time
-	for i, tl := range tls {
+	for i, ts := range stacks {
 		to := &threads[i]
-		until := b.samples(tl, opts.View, cats, subs, to)
-		for j := range len(tl.Samples) {
-			if d := tl.Times[j+1] - tl.Times[j]; d > 0 {
+		if err := b.samples(ts, to); err != nil {
+			return fmt.Errorf("thread %d: %w", ts.Thread, err)
+		}
+		times := p.ThreadSamples(ts.Thread).Time
+		for j := 1; j < len(times); j++ {
+			if d := times[j] - times[j-1]; d > 0 {
 				intervals = append(intervals, d)
 			}
 		}
@@ -176,8 +157,8 @@ func Write(w io.Writer, p *profile.Profile, opts Options) error {
 		if !have || to.time[0] < origin {
 			origin = to.time[0]
 		}
-		if !have || until > end {
-			end = until
+		if !have || to.end > end {
+			end = to.end
 		}
 		have = true
 	}
@@ -207,25 +188,44 @@ func Write(w io.Writer, p *profile.Profile, opts Options) error {
 	return bw.Flush()
 }
 
-// samples fills the samples table of the timeline's thread under vo and
-// returns the end of its time range (the end of the last sample, or the
-// range's end).
-func (b *builder) samples(tl *calls.Timeline, vo view.Options, cats []profile.CategoryID, subs []uint8, to *threadOut) profile.Time {
-	n := len(tl.Samples)
-	if n == 0 {
-		return 0
+// samples fills the samples table of one thread from its stacks: one
+// sample per stack, and a null sample of weight 0 where the time the
+// stacks cover is interrupted and after the last stack with frames.
+func (b *builder) samples(ts profile.ThreadStacks, to *threadOut) error {
+	if ts.Stacks == nil {
+		return nil
 	}
-	from, until := tl.Times[0]+vo.From, tl.Times[n]
-	if vo.To > 0 {
-		until = min(until, tl.Times[0]+vo.To)
+	var err error
+	last := int32(-1) // the stack of the last sample
+	for s := range ts.Stacks {
+		if s.Weight < 0 {
+			err = fmt.Errorf("stack at %d ns has a negative weight (%d ns)", s.Time, s.Weight)
+			break
+		}
+		if n := len(to.time); n > 0 {
+			if s.Time < to.time[n-1] {
+				err = fmt.Errorf("stack at %d ns after one at %d ns: stacks must come in time order", s.Time, to.time[n-1])
+				break
+			}
+			if s.Time > to.end && last >= 0 {
+				to.add(-1, to.end, 0)
+			}
+		}
+		var st int32
+		if st, err = b.stack(s.Frames, s.Category, s.Subcategory); err != nil {
+			break
+		}
+		to.add(st, s.Time, s.Weight)
+		to.end = max(to.end, s.Time+s.Weight)
+		last = st
 	}
-	base := int(b.p.Threads[tl.Thread].Samples.Start)
-	view.Stacks(tl, vo, func(s view.Stack) {
-		to.stack = append(to.stack, b.stack(s.Frames, cats[base+s.Sample], subs[base+s.Sample]))
-		to.time = append(to.time, max(tl.Times[s.Sample], from))
-		to.weight = append(to.weight, s.Weight)
-	})
-	return until
+	if err != nil {
+		return err
+	}
+	if last >= 0 {
+		to.add(-1, to.end, 0)
+	}
+	return nil
 }
 
 // threadOut is the samples table of one thread, before writing.
@@ -233,6 +233,13 @@ type threadOut struct {
 	stack  []int32 // −1 for a null stack
 	time   []profile.Time
 	weight []profile.Time
+	end    profile.Time // the end of the latest stack
+}
+
+func (t *threadOut) add(stack int32, time, weight profile.Time) {
+	t.stack = append(t.stack, stack)
+	t.time = append(t.time, time)
+	t.weight = append(t.weight, weight)
 }
 
 // median returns the median of ds (the lower middle one for an even count),
@@ -277,6 +284,7 @@ func mainThreads(p *profile.Profile, ids []profile.ThreadID) []bool {
 type builder struct {
 	p          *profile.Profile
 	categories []profile.Category
+	relevant   func(*profile.Profile, *profile.Frame) bool // nil: none
 
 	// stringArray
 	strs  []string
@@ -325,10 +333,15 @@ type frameKey struct {
 	sub   uint8
 }
 
-func newBuilder(p *profile.Profile, categories []profile.Category) *builder {
+func newBuilder(p *profile.Profile, categories []profile.Category, relevant func(*profile.Profile, *profile.Frame) bool) *builder {
+	n := len(p.Frames)
 	return &builder{
 		p:            p,
 		categories:   categories,
+		relevant:     relevant,
+		frameFunc:    make([]int32, n),
+		frameCat:     make([]frameCategory, n),
+		frameDefault: make([]int32, n),
 		strID:        map[string]int32{},
 		funcOf:       map[profile.FunctionKey]int32{},
 		frameVariant: map[frameKey]int32{},
@@ -348,31 +361,13 @@ func (b *builder) str(s string) int32 {
 	return id
 }
 
-// grow makes the per-FrameID caches cover frames added to the profile since
-// (analysis/view adds event frames).
-func (b *builder) grow() {
-	if n := len(b.p.Frames); len(b.frameFunc) < n {
-		b.frameFunc = append(b.frameFunc, make([]int32, n-len(b.frameFunc))...)
-		b.frameCat = append(b.frameCat, make([]frameCategory, n-len(b.frameCat))...)
-		b.frameDefault = append(b.frameDefault, make([]int32, n-len(b.frameDefault))...)
-	}
-}
-
-// category returns frame f's own category: category rule 2 for functions,
-// the event rule (else Other) for trace event frames.
+// category returns frame f's own category: the profile frame's, in its
+// "Other" subcategory (the category of a non-leaf frame only colours the
+// Profiler's call tree; a leaf takes its stack's).
 func (b *builder) category(f profile.FrameID) (profile.CategoryID, uint8) {
 	fc := &b.frameCat[f]
 	if !fc.ok {
-		fr := &b.p.Frames[f]
-		if fr.Kind == profile.KindEvent {
-			c, sub, ok := category.Event(b.p, b.p.Str(fr.Name))
-			if !ok {
-				c, sub = profile.CatOther, 0
-			}
-			fc.cat, fc.sub = c, sub
-		} else {
-			fc.cat, fc.sub = category.Frame(b.p, fr)
-		}
+		fc.cat, fc.sub = b.p.Frames[f].Category, 0
 		if int(fc.cat) >= len(b.categories) {
 			fc.cat, fc.sub = b.fallbackCategory(), 0
 		}
@@ -411,7 +406,7 @@ func (b *builder) function(f profile.FrameID) int32 {
 		if fr.Kind == profile.KindJS {
 			flags |= funcIsJS
 		}
-		if view.RelevantForJS(p, fr) {
+		if b.relevant != nil && b.relevant(p, fr) {
 			flags |= funcRelevantForJS
 		}
 		res, src := int32(0), int32(0)
@@ -518,18 +513,17 @@ func (b *builder) frame(f profile.FrameID, c profile.CategoryID, sub uint8) int3
 }
 
 // stack returns the stackTable row of a stack (root first) whose leaf has
-// the sample's category c/sub, or −1 for an empty stack.
+// the stack's category c/sub, or −1 for an empty stack.
 //
 // Every stack row is indexed by a hash of its frames from the root (FNV-1a
 // over frame rows; a hit is checked against the table), so a sample costs
 // one pass over its frames and, usually, one lookup: the longest known
 // prefix is searched from the leaf back, and only the rows after it are
 // added.
-func (b *builder) stack(frames []profile.FrameID, c profile.CategoryID, sub uint8) int32 {
+func (b *builder) stack(frames []profile.FrameID, c profile.CategoryID, sub uint8) (int32, error) {
 	if len(frames) == 0 {
-		return -1
+		return -1, nil
 	}
-	b.grow()
 	if int(c) >= len(b.categories) {
 		c, sub = b.fallbackCategory(), 0
 	} else if int(sub) >= len(b.categories[c].Subcategories) {
@@ -538,6 +532,9 @@ func (b *builder) stack(frames []profile.FrameID, c profile.CategoryID, sub uint
 	b.frames, b.hashes = b.frames[:0], b.hashes[:0]
 	h := uint64(14695981039346656037)
 	for j, f := range frames {
+		if int(f) < 0 || int(f) >= len(b.p.Frames) {
+			return 0, fmt.Errorf("frame %d of a stack is not in the profile (%d frames)", f, len(b.p.Frames))
+		}
 		var fr int32
 		if j == len(frames)-1 {
 			fr = b.frame(f, c, sub)
@@ -565,7 +562,7 @@ func (b *builder) stack(frames []profile.FrameID, c profile.CategoryID, sub uint
 		b.stackByHash[b.hashes[j]] = id
 		st = id
 	}
-	return st
+	return st, nil
 }
 
 // sameStack reports whether stack id has exactly the frames, root first.

@@ -2,22 +2,23 @@ package firefox_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
-	"math"
+	"math/big"
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
-	"github.com/jsprof/jsprof/analysis/category"
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
 // processed is the part of a processed profile the tests read.
@@ -42,8 +43,8 @@ type processed struct {
 		Samples      struct {
 			WeightType string
 			Stack      []*int32
-			Time       []float64
-			Weight     []float64
+			Time       []json.Number
+			Weight     []json.Number
 			Length     int
 		}
 		Markers struct {
@@ -84,6 +85,21 @@ type processed struct {
 	}
 }
 
+// ns converts a written time or weight (ms, an exact decimal of integer ns)
+// back to ns, exactly.
+func ns(t testing.TB, n json.Number) profile.Time {
+	t.Helper()
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok {
+		t.Fatalf("%q is not a number", n)
+	}
+	r.Mul(r, big.NewRat(1e6, 1))
+	if !r.IsInt() {
+		t.Fatalf("%s ms is not a whole number of ns", n)
+	}
+	return profile.Time(r.Num().Int64())
+}
+
 // funcLabel names a function of the written profile the way funcKeyLabel
 // names a jsprof function: name, URL, 1-based line and column.
 func (pp *processed) funcLabel(i int) string {
@@ -119,19 +135,71 @@ func funcKeyLabel(p *profile.Profile, f *calltree.Function) string {
 	return fmt.Sprintf("%s %s:%d:%d", name, p.Str(p.Frames[f.Frame].URL), line, col)
 }
 
-func read(t testing.TB, path string) *profile.Profile {
+// times is a function's self and total time, in ns.
+type times struct{ Self, Total profile.Time }
+
+// treeTimes returns a tree's self and total time per function label. Labels
+// name functions as the written file does; functions that only the script
+// id tells apart share one, and their times are summed, as selfFromTables
+// sums the funcTable rows of one label.
+func treeTimes(tree *calltree.Tree) map[string]times {
+	out := map[string]times{}
+	for i := range tree.Funcs {
+		f := &tree.Funcs[i]
+		label := funcKeyLabel(tree.Profile, f)
+		v := out[label]
+		v.Self += f.Self
+		v.Total += f.Total
+		out[label] = v
+	}
+	return out
+}
+
+func load(t testing.TB, path string) *session.Session {
 	t.Helper()
-	p, err := format.ReadFile(path, nil, format.Options{})
+	s, err := session.Load(context.Background(), path, session.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return s
 }
 
-func write(t testing.TB, p *profile.Profile, opts firefox.Options) []byte {
+// threadStacks returns the stacks of every thread of s under vo, as the CLI
+// passes them.
+func threadStacks(t testing.TB, s *session.Session, vo view.Options) []profile.ThreadStacks {
+	t.Helper()
+	var out []profile.ThreadStacks
+	for _, th := range s.Threads() {
+		ts, err := th.Stacks(context.Background(), vo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ts)
+	}
+	return out
+}
+
+// trees returns the tree of every thread of s under vo: what jsprof top and
+// tree show.
+func trees(t testing.TB, s *session.Session, vo view.Options) []*calltree.Tree {
+	t.Helper()
+	var out []*calltree.Tree
+	for _, th := range s.Threads() {
+		tree, err := th.Tree(context.Background(), vo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tree)
+	}
+	return out
+}
+
+var opts = firefox.Options{RelevantForJS: view.RelevantForJS}
+
+func write(t testing.TB, s *session.Session, vo view.Options) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := firefox.Write(&buf, p, opts); err != nil {
+	if err := firefox.Write(&buf, s.Profile, threadStacks(t, s, vo), opts); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -144,7 +212,8 @@ type input struct {
 }
 
 // inputs are the project's own .cpuprofiles and, from the shared corpus
-// (subtests skip when it is absent), a trace with three threads.
+// (subtests skip when it is absent), a trace with three threads, whose
+// stacks hold trace events, and an XS call graph.
 func inputs(t *testing.T) []input {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(proftest.RepoRoot(), "testdata", "node", "*.cpuprofile"))
@@ -155,69 +224,65 @@ func inputs(t *testing.T) []input {
 	for _, f := range files {
 		out = append(out, input{filepath.Base(f), func(*testing.T) string { return f }})
 	}
-	return append(out, input{"two-workers.json.gz", func(t *testing.T) string {
-		return proftest.Corpus(t, "devtools/two-workers.json.gz")
-	}})
+	for _, rel := range []string{"devtools/two-workers.json.gz", "xs/xs_workload.cpuprofile"} {
+		out = append(out, input{filepath.Base(rel), func(t *testing.T) string { return proftest.Corpus(t, rel) }})
+	}
+	return out
 }
 
 // A viewCase is a view and transforms the tests write each input with.
 type viewCase struct {
 	name string
-	opts func(p *profile.Profile) view.Options
+	opts func(t testing.TB, s *session.Session) view.Options
 }
 
-// views are the views the tests use: all, platform, and JS over the middle
-// half of the first thread with recursion collapsed.
+// views are the views the tests use: all; platform; JS over the middle
+// half of the first thread's window with recursion collapsed; and all with
+// (program) dropped, which leaves time out between stacks.
 var views = []viewCase{
-	{"all", func(*profile.Profile) view.Options { return view.Options{} }},
-	{"platform", func(*profile.Profile) view.Options { return view.Options{View: view.Platform} }},
-	{"js-middle-collapsed", func(p *profile.Profile) view.Options {
-		ts := p.ThreadSamples(0).Time
-		d := ts[len(ts)-1] - ts[0]
-		return view.Options{View: view.JS, From: d / 4, To: 3 * d / 4, CollapseRecursion: true}
-	}},
-}
-
-// jsprofTrees returns jsprof's tree of each selected thread under vo
-// (calltree.StackBuilder fed by view.Stacks), and the time per category of
-// the samples with a non-empty stack, from category.Assign.
-func jsprofTrees(t testing.TB, p *profile.Profile, vo view.Options) ([]*calltree.Tree, [][]profile.Time) {
-	t.Helper()
-	var tls []*calls.Timeline
-	for i := range p.Threads {
-		tl, err := calls.NewTimeline(p, profile.ThreadID(i))
+	{"all", func(testing.TB, *session.Session) view.Options { return view.Options{} }},
+	{"platform", func(testing.TB, *session.Session) view.Options { return view.Options{View: view.Platform} }},
+	{"js-middle-collapsed", func(t testing.TB, s *session.Session) view.Options {
+		from, to, err := s.Threads()[0].Window(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		tls = append(tls, tl)
-	}
-	q := *p
-	category.Assign(&q, tls)
-	var trees []*calltree.Tree
-	var cats [][]profile.Time
-	for i, tl := range tls {
-		sb := calltree.NewStackBuilder(p, profile.ThreadID(i))
+		d := to - from
+		return view.Options{View: view.JS, From: d / 4, To: 3 * d / 4, CollapseRecursion: true}
+	}},
+	{"drop-program", func(t testing.TB, _ *session.Session) view.Options {
+		m, err := view.ParseMatcher("(program)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return view.Options{Drop: []view.Matcher{m}}
+	}},
+}
+
+// stackCategories returns the time per category of the stacks with frames.
+func stackCategories(t testing.TB, p *profile.Profile, stacks []profile.ThreadStacks) [][]profile.Time {
+	var out [][]profile.Time
+	for _, ts := range stacks {
 		ct := make([]profile.Time, len(p.Categories))
-		base := int(p.Threads[i].Samples.Start)
-		view.Stacks(tl, vo, func(s view.Stack) {
-			sb.Add(s.Frames, s.Weight)
+		for s := range ts.Stacks {
 			if len(s.Frames) > 0 {
-				ct[q.Samples.Category[base+s.Sample]] += s.Weight
+				ct[s.Category] += s.Weight
 			}
-		})
-		trees = append(trees, sb.Finish())
-		cats = append(cats, ct)
+		}
+		out = append(out, ct)
 	}
-	return trees, cats
+	return out
 }
 
 // checkStructure parses a written profile and checks its invariants: the
 // version fields, the table lengths, every index in range, sample times in
 // order. It returns the parsed profile.
-func checkStructure(t *testing.T, data []byte, p *profile.Profile) *processed {
+func checkStructure(t *testing.T, data []byte, p *profile.Profile, ids []profile.ThreadID) *processed {
 	t.Helper()
 	var pp processed
-	if err := json.Unmarshal(data, &pp); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&pp); err != nil {
 		t.Fatalf("output is not valid JSON for the format: %v", err)
 	}
 	m := &pp.Meta
@@ -319,8 +384,12 @@ func checkStructure(t *testing.T, data []byte, p *profile.Profile) *processed {
 		file, r := sh.StringArray[src.Filename[ft.Source[i]]], ft.Resource[i]
 		name := sh.StringArray[rt.Name[r]]
 		if u, err := url.Parse(file); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-			if name != u.Scheme+"://"+u.Host || rt.Host[r] == nil || sh.StringArray[*rt.Host[r]] != u.Host || rt.Type[r] != 3 {
-				t.Errorf("%s: resource %q (type %d), want the webhost %s://%s", file, name, rt.Type[r], u.Scheme, u.Host)
+			// The origin: the host in lower case, without the scheme's
+			// default port.
+			host := strings.ToLower(u.Host)
+			host = strings.TrimSuffix(host, map[string]string{"http": ":80", "https": ":443"}[u.Scheme])
+			if name != u.Scheme+"://"+host || rt.Host[r] == nil || sh.StringArray[*rt.Host[r]] != host || rt.Type[r] != 3 {
+				t.Errorf("%s: resource %q (type %d), want the webhost %s://%s", file, name, rt.Type[r], u.Scheme, host)
 			}
 		} else if name != file || rt.Host[r] != nil || rt.Type[r] != 5 {
 			t.Errorf("%s: resource %q (type %d), want a url resource", file, name, rt.Type[r])
@@ -340,8 +409,8 @@ func checkStructure(t *testing.T, data []byte, p *profile.Profile) *processed {
 			t.Fatalf("stackTable.prefixOffset[%d] = %d, want 0 (root) or a prefix before the stack", i, off)
 		}
 	}
-	if len(pp.Threads) != len(p.Threads) {
-		t.Fatalf("%d threads, want %d", len(pp.Threads), len(p.Threads))
+	if len(pp.Threads) != len(ids) {
+		t.Fatalf("%d threads, want %d", len(pp.Threads), len(ids))
 	}
 	mains := map[string]int{}
 	for ti := range pp.Threads {
@@ -349,7 +418,7 @@ func checkStructure(t *testing.T, data []byte, p *profile.Profile) *processed {
 		if th.Name == "" || th.ProcessType == "" {
 			t.Errorf("thread %d: name %q, processType %q", ti, th.Name, th.ProcessType)
 		}
-		want := &p.Threads[ti]
+		want := &p.Threads[ids[ti]]
 		if th.PID != fmt.Sprint(want.PID) || th.TID != fmt.Sprint(want.TID) {
 			t.Errorf("thread %d: pid/tid %s/%s, want %d/%d", ti, th.PID, th.TID, want.PID, want.TID)
 		}
@@ -365,10 +434,10 @@ func checkStructure(t *testing.T, data []byte, p *profile.Profile) *processed {
 			if s.Stack[i] != nil {
 				inRange("samples.stack", i, *s.Stack[i], st.Length)
 			}
-			if i > 0 && s.Time[i] < s.Time[i-1] {
+			if i > 0 && ns(t, s.Time[i]) < ns(t, s.Time[i-1]) {
 				t.Fatalf("thread %d: samples.time[%d] = %v before %v", ti, i, s.Time[i], s.Time[i-1])
 			}
-			if s.Time[i] < 0 || s.Weight[i] < 0 {
+			if ns(t, s.Time[i]) < 0 || ns(t, s.Weight[i]) < 0 {
 				t.Fatalf("thread %d: sample %d at %v weighs %v", ti, i, s.Time[i], s.Weight[i])
 			}
 		}
@@ -384,26 +453,40 @@ func checkStructure(t *testing.T, data []byte, p *profile.Profile) *processed {
 	return &pp
 }
 
-// selfFromTables aggregates the written samples per function, as the
-// Firefox Profiler's function list does: self to the leaf's function, total
-// once per sample to each function on the stack. Values in ms.
-func selfFromTables(pp *processed, ti int) (self, total map[string]float64) {
+// fromTables aggregates the written samples of thread ti per function, as
+// the Firefox Profiler's function list does: self to the leaf's function,
+// total once per sample to each function on the stack; and per category,
+// as its category breakdown does: the leaf frame's. It also returns the
+// weight of the samples with a stack, and of all samples. Values in ns,
+// exact.
+func fromTables(t testing.TB, pp *processed, ti int) (funcs map[string]times, cats map[int]profile.Time, framed, all profile.Time) {
 	sh := &pp.Shared
-	self, total = map[string]float64{}, map[string]float64{}
+	funcs, cats = map[string]times{}, map[int]profile.Time{}
 	s := &pp.Threads[ti].Samples
 	seen := map[int32]bool{}
 	for i, stp := range s.Stack {
+		w := ns(t, s.Weight[i])
+		all += w
 		if stp == nil {
 			continue
 		}
+		framed += w
 		st := *stp
-		self[pp.funcLabel(int(sh.FrameTable.Func[sh.StackTable.Frame[st]]))] += s.Weight[i]
+		leaf := sh.StackTable.Frame[st]
+		cats[int(sh.FrameTable.Category[leaf])] += w
+		label := pp.funcLabel(int(sh.FrameTable.Func[leaf]))
+		v := funcs[label]
+		v.Self += w
+		funcs[label] = v
 		clear(seen)
 		for {
 			fn := sh.FrameTable.Func[sh.StackTable.Frame[st]]
 			if !seen[fn] {
 				seen[fn] = true
-				total[pp.funcLabel(int(fn))] += s.Weight[i]
+				label := pp.funcLabel(int(fn))
+				v := funcs[label]
+				v.Total += w
+				funcs[label] = v
 			}
 			off := sh.StackTable.PrefixOffset[st]
 			if off == 0 {
@@ -412,51 +495,126 @@ func selfFromTables(pp *processed, ti int) (self, total map[string]float64) {
 			st -= off
 		}
 	}
-	return self, total
+	return funcs, cats, framed, all
 }
 
 // TestStructure writes every input in several views and checks the
-// invariants of the output and that its own tables give jsprof's self and
-// total time per function (to 1 ns per sample of float rounding).
+// invariants of the output, and that its own tables give exactly the self
+// and total time of every function of the session's tree (jsprof top and
+// tree), the tree's time on functions, the stacks' time per category, and
+// the time the stacks cover.
+//
+// The tree of an XS call graph is exact only to the float rounding of
+// DevTools' calls, which the stacks are cut at (session's
+// TestStacksMatchTrees): there, what is written equals the stacks exactly,
+// and the tree within 50 µs.
 func TestStructure(t *testing.T) {
 	t.Parallel()
 	for _, in := range inputs(t) {
 		for _, v := range views {
 			t.Run(in.name+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
-				p := read(t, in.path(t))
-				vo := v.opts(p)
-				data := write(t, p, firefox.Options{View: vo})
-				pp := checkStructure(t, data, p)
-				trees, _ := jsprofTrees(t, p, vo)
-				for ti, tree := range trees {
-					self, total := selfFromTables(pp, ti)
-					compareFuncs(t, p, tree, self, total, 1e-6*float64(max(1, pp.Threads[ti].Samples.Length)))
+				s := load(t, in.path(t))
+				vo := v.opts(t, s)
+				data := write(t, s, vo)
+				ids := make([]profile.ThreadID, len(s.Threads()))
+				for i := range ids {
+					ids[i] = profile.ThreadID(i)
 				}
+				pp := checkStructure(t, data, s.Profile, ids)
+				stacks := threadStacks(t, s, vo)
+				cats := stackCategories(t, s.Profile, stacks)
+				var tol profile.Time
+				if s.Profile.Format == "xs" {
+					tol = 50_000
+				}
+				nfuncs, nsamples, worst := 0, 0, profile.Time(0)
+				for ti, tree := range trees(t, s, vo) {
+					what := fmt.Sprintf("thread %d", ti)
+					got, gotCats, framed, all := fromTables(t, pp, ti)
+					want, wantFramed, wantAll := stackTimes(s.Profile, stacks[ti])
+					compareFuncs(t, what+" (stacks)", want, got)
+					worst = max(worst, compareFuncs(t, what+" (tree)", treeTimes(tree), got, tol))
+					nfuncs += len(tree.Funcs)
+					nsamples += pp.Threads[ti].Samples.Length
+					if framed != wantFramed || all != wantAll {
+						t.Errorf("%s: the samples weigh %d ns, %d with a stack; the stacks %d, %d with frames", what, all, framed, wantAll, wantFramed)
+					}
+					if d := framed - (tree.TopDown[0].Total - tree.TopDown[0].Self); d > tol || d < -tol {
+						t.Errorf("%s: the samples with a stack weigh %d ns, the tree's time on functions is %d ns", what, framed, tree.TopDown[0].Total-tree.TopDown[0].Self)
+					}
+					for c, w := range cats[ti] {
+						if gotCats[c] != w {
+							t.Errorf("%s: category %s: %d ns written, the stacks have %d ns", what, s.Profile.Categories[c].Name, gotCats[c], w)
+						}
+					}
+				}
+				t.Logf("%d threads, %d samples, %d functions: largest difference from the tree %d ns", len(ids), nsamples, nfuncs, worst)
 			})
 		}
 	}
 }
 
-// compareFuncs compares a tree's self and total times per function with
-// per-label ms values, within tol ms; it returns the largest difference.
-func compareFuncs(t *testing.T, p *profile.Profile, tree *calltree.Tree, self, total map[string]float64, tol float64) float64 {
-	t.Helper()
-	worst := 0.0
-	want := map[string]bool{}
-	for _, f := range tree.Funcs {
-		label := funcKeyLabel(p, &f)
-		want[label] = true
-		ws, wt := float64(f.Self)/1e6, float64(f.Total)/1e6
-		ds, dt := math.Abs(self[label]-ws), math.Abs(total[label]-wt)
-		worst = max(worst, ds, dt)
-		if ds > tol || dt > tol {
-			t.Errorf("%s: self/total %.6f/%.6f ms, jsprof %.6f/%.6f", label, self[label], total[label], ws, wt)
+// stackTimes aggregates stacks per function label, as the tree does (total
+// once per stack), and returns the weight of the stacks with frames and of
+// all of them. A function is labelled by the first frame of it seen, as
+// the writer names it.
+func stackTimes(p *profile.Profile, ts profile.ThreadStacks) (funcs map[string]times, framed, all profile.Time) {
+	funcs = map[string]times{}
+	labels := map[profile.FunctionKey]string{}
+	seen := map[profile.FunctionKey]bool{}
+	for st := range ts.Stacks {
+		all += st.Weight
+		if len(st.Frames) == 0 {
+			continue
+		}
+		framed += st.Weight
+		clear(seen)
+		for i, f := range st.Frames {
+			k := p.FunctionKey(f)
+			label, ok := labels[k]
+			if !ok {
+				label = funcKeyLabel(p, &calltree.Function{Key: k, Frame: f})
+				labels[k] = label
+			}
+			v := funcs[label]
+			if i == len(st.Frames)-1 {
+				v.Self += st.Weight
+			}
+			if !seen[k] {
+				seen[k] = true
+				v.Total += st.Weight
+			}
+			funcs[label] = v
 		}
 	}
-	for label, v := range self {
-		if !want[label] && (v != 0 || total[label] != 0) {
-			t.Errorf("%s: self/total %.6f/%.6f ms, not a jsprof function", label, v, total[label])
+	return funcs, framed, all
+}
+
+// compareFuncs requires the self and total time per function label of a
+// written file (got) to equal the tree's (want), within tol ns, and returns
+// the largest difference.
+func compareFuncs(t *testing.T, what string, want, got map[string]times, tol ...profile.Time) profile.Time {
+	t.Helper()
+	var tl, worst profile.Time
+	if len(tol) > 0 {
+		tl = tol[0]
+	}
+	abs := func(d profile.Time) profile.Time { return max(d, -d) }
+	bad := 0
+	for label, w := range want {
+		g := got[label]
+		d := max(abs(g.Self-w.Self), abs(g.Total-w.Total))
+		worst = max(worst, d)
+		if d > tl {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: %s: self/total %d/%d ns written, the tree has %d/%d", what, label, g.Self, g.Total, w.Self, w.Total)
+			}
+		}
+	}
+	for label, g := range got {
+		if _, ok := want[label]; !ok && (g.Self != 0 || g.Total != 0) {
+			t.Errorf("%s: %s: self/total %d/%d ns written, not a function of the tree", what, label, g.Self, g.Total)
 		}
 	}
 	return worst
@@ -464,21 +622,122 @@ func compareFuncs(t *testing.T, p *profile.Profile, tree *calltree.Tree, self, t
 
 func TestThreadSelection(t *testing.T) {
 	t.Parallel()
-	p := read(t, proftest.Corpus(t, "devtools/two-workers.json.gz"))
-	data := write(t, p, firefox.Options{Threads: []profile.ThreadID{2, 0}})
-	var pp processed
-	if err := json.Unmarshal(data, &pp); err != nil {
+	s := load(t, proftest.Corpus(t, "devtools/two-workers.json.gz"))
+	p := s.Profile
+	all := threadStacks(t, s, view.Options{})
+	var buf bytes.Buffer
+	if err := firefox.Write(&buf, p, []profile.ThreadStacks{all[2], all[0]}, opts); err != nil {
 		t.Fatal(err)
 	}
-	if len(pp.Threads) != 2 || pp.Threads[0].TID != fmt.Sprint(p.Threads[2].TID) || pp.Threads[1].TID != fmt.Sprint(p.Threads[0].TID) {
-		t.Errorf("threads %+v, want thread 2 then thread 0", pp.Threads)
-	}
+	pp := checkStructure(t, buf.Bytes(), p, []profile.ThreadID{2, 0})
 	if !pp.Threads[1].IsMainThread || pp.Threads[0].IsMainThread {
 		t.Errorf("main threads: %v %v, want CrRendererMain only", pp.Threads[0].IsMainThread, pp.Threads[1].IsMainThread)
 	}
-	for _, bad := range [][]profile.ThreadID{{3}, {-1}, {0, 0}} {
-		if err := firefox.Write(&bytes.Buffer{}, p, firefox.Options{Threads: bad}); err == nil {
+	for _, bad := range [][]profile.ThreadStacks{{{Thread: 3}}, {{Thread: -1}}, {all[0], all[0]}} {
+		if err := firefox.Write(&bytes.Buffer{}, p, bad, opts); err == nil {
 			t.Errorf("threads %v: no error", bad)
+		}
+	}
+}
+
+// stacksOf returns a ThreadStacks that yields the given stacks.
+func stacksOf(th profile.ThreadID, stacks ...profile.Stack) profile.ThreadStacks {
+	return profile.ThreadStacks{Thread: th, Stacks: func(yield func(*profile.Stack) bool) {
+		for i := range stacks {
+			if !yield(&stacks[i]) {
+				return
+			}
+		}
+	}}
+}
+
+// TestSamples writes hand-made stacks: one sample per stack at its time;
+// a null sample for a stack with no frames; a null sample of weight 0 where
+// the stacks leave time out and after the last stack with frames. The
+// leaf's frame row has the stack's category, the others their frame's.
+// Stacks out of time order, of negative weight or naming no frame of the
+// profile are errors.
+func TestSamples(t *testing.T) {
+	t.Parallel()
+	p, err := format.Parse([]byte(`{"nodes":[
+	{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2]},
+	{"id":2,"callFrame":{"functionName":"main","scriptId":"1","url":"https://example.com:443/a.js","lineNumber":0,"columnNumber":0},"children":[3]},
+	{"id":3,"callFrame":{"functionName":"hot","scriptId":"1","url":"https://example.com/a.js","lineNumber":9,"columnNumber":4}}],
+	"startTime":0,"endTime":100,"samples":[2,3],"timeDeltas":[10,10]}`), format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mainF, hotF profile.FrameID
+	for i, f := range p.Frames {
+		switch p.Str(f.Name) {
+		case "main":
+			mainF = profile.FrameID(i)
+		case "hot":
+			hotF = profile.FrameID(i)
+		}
+	}
+	ms := profile.Time(1e6)
+	stacks := stacksOf(0,
+		profile.Stack{Frames: []profile.FrameID{mainF}, Time: 5 * ms, Weight: 1 * ms, Category: profile.CatJavaScript},
+		profile.Stack{Frames: []profile.FrameID{mainF, hotF}, Time: 6 * ms, Weight: 2*ms + 1, Category: profile.CatLayout, Subcategory: 1},
+		profile.Stack{Time: 8*ms + 1, Weight: 1 * ms},
+		profile.Stack{Frames: []profile.FrameID{mainF}, Time: 9*ms + 1, Weight: 1 * ms, Category: profile.CatJavaScript},
+		// 1 ms left out (a transform removed it).
+		profile.Stack{Frames: []profile.FrameID{mainF, hotF}, Time: 11*ms + 1, Weight: 3, Category: profile.CatJavaScript},
+	)
+	var buf bytes.Buffer
+	if err := firefox.Write(&buf, p, []profile.ThreadStacks{stacks}, firefox.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pp := checkStructure(t, buf.Bytes(), p, []profile.ThreadID{0})
+	sm := &pp.Threads[0].Samples
+	var got []string
+	for i := range sm.Length {
+		st := "null"
+		if sm.Stack[i] != nil {
+			var names []string
+			for x := *sm.Stack[i]; ; x -= pp.Shared.StackTable.PrefixOffset[x] {
+				fr := pp.Shared.StackTable.Frame[x]
+				names = append(names, fmt.Sprintf("%s/%d.%d", pp.Shared.StringArray[pp.Shared.FuncTable.Name[pp.Shared.FrameTable.Func[fr]]],
+					pp.Shared.FrameTable.Category[fr], pp.Shared.FrameTable.Subcategory[fr]))
+				if pp.Shared.StackTable.PrefixOffset[x] == 0 {
+					break
+				}
+			}
+			slices.Reverse(names)
+			st = strings.Join(names, ";")
+		}
+		got = append(got, fmt.Sprintf("%s@%s+%s", st, sm.Time[i], sm.Weight[i]))
+	}
+	want := []string{
+		"main/2.0@0+1",
+		"main/2.0;hot/3.1@1+2.000001",
+		"null@3.000001+1",
+		"main/2.0@4.000001+1",
+		"null@5.000001+0",
+		"main/2.0;hot/2.0@6.000001+0.000003",
+		"null@6.000004+0",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("samples:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if f := pp.Shared.FuncTable.Flags; len(f) != 2 || f[0]&2 != 0 || f[1]&2 != 0 {
+		t.Errorf("funcTable.flags %v: want no relevantForJS without Options.RelevantForJS", f)
+	}
+	if rt := &pp.Shared.ResourceTable; rt.Length != 1 || pp.Shared.StringArray[rt.Name[0]] != "https://example.com" {
+		t.Errorf("resources %+v: want the one origin https://example.com", rt)
+	}
+
+	for name, bad := range map[string]profile.Stack{
+		"out of order":    {Frames: []profile.FrameID{mainF}, Time: 4 * ms, Weight: 1},
+		"negative weight": {Frames: []profile.FrameID{mainF}, Time: 20 * ms, Weight: -1},
+		"unknown frame":   {Frames: []profile.FrameID{profile.FrameID(len(p.Frames))}, Time: 20 * ms, Weight: 1},
+	} {
+		ts := stacksOf(0, profile.Stack{Frames: []profile.FrameID{mainF}, Time: 5 * ms, Weight: 1}, bad)
+		if err := firefox.Write(&bytes.Buffer{}, p, []profile.ThreadStacks{ts}, firefox.Options{}); err == nil {
+			t.Errorf("%s: no error", name)
+		} else {
+			t.Logf("%s: %v", name, err)
 		}
 	}
 }

@@ -3,18 +3,23 @@ package speedscope_test
 import (
 	"bytes"
 	"io"
+	"slices"
 	"testing"
 
+	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/speedscope"
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
-// benchProfiles returns the benchmark inputs: a generated profile and, when
-// the shared corpus is present, the real 48 MB large-profile.cpuprofile.
-func benchProfile(b *testing.B, name string) *profile.Profile {
+// benchInput returns a benchmark input's profile (the session's) and its
+// stacks under the "all" view, computed once and kept, so that the
+// benchmarks measure Write alone: a generated profile or, when the shared
+// corpus is present, the real 48 MB large-profile.cpuprofile.
+func benchInput(b *testing.B, name string) (*profile.Profile, []profile.ThreadStacks) {
 	b.Helper()
 	var data []byte
 	switch name {
@@ -31,23 +36,40 @@ func benchProfile(b *testing.B, name string) *profile.Profile {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return p
+	s := session.New(name, p, session.Options{})
+	var out []profile.ThreadStacks
+	for _, ts := range threadStacks(b, s, view.Options{}) {
+		var kept []profile.Stack
+		for st := range ts.Stacks {
+			c := *st
+			c.Frames = slices.Clone(st.Frames)
+			kept = append(kept, c)
+		}
+		out = append(out, profile.ThreadStacks{Thread: ts.Thread, Stacks: func(yield func(*profile.Stack) bool) {
+			for i := range kept {
+				if !yield(&kept[i]) {
+					return
+				}
+			}
+		}})
+	}
+	return s.Profile, out
 }
 
-// BenchmarkWrite measures Write (which builds the DevTools timeline and the
-// view's stacks first); MB/s are of the output.
+// BenchmarkWrite measures Write from stacks computed beforehand; MB/s are
+// of the output.
 func BenchmarkWrite(b *testing.B) {
 	for _, name := range []string{"generated", "large-profile"} {
 		b.Run(name, func(b *testing.B) {
-			p := benchProfile(b, name)
+			p, stacks := benchInput(b, name)
 			var buf bytes.Buffer
-			if err := speedscope.Write(&buf, p, speedscope.Options{}); err != nil {
+			if err := speedscope.Write(&buf, p, stacks, speedscope.Options{}); err != nil {
 				b.Fatal(err)
 			}
 			b.SetBytes(int64(buf.Len()))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := speedscope.Write(io.Discard, p, speedscope.Options{}); err != nil {
+				if err := speedscope.Write(io.Discard, p, stacks, speedscope.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -60,8 +82,9 @@ func BenchmarkWrite(b *testing.B) {
 func BenchmarkParse(b *testing.B) {
 	for _, name := range []string{"generated", "large-profile"} {
 		b.Run(name, func(b *testing.B) {
+			p, stacks := benchInput(b, name)
 			var buf bytes.Buffer
-			if err := speedscope.Write(&buf, benchProfile(b, name), speedscope.Options{}); err != nil {
+			if err := speedscope.Write(&buf, p, stacks, speedscope.Options{}); err != nil {
 				b.Fatal(err)
 			}
 			data := buf.Bytes()

@@ -8,12 +8,12 @@ import (
 
 // WriteSampled and WriteEvented are Write with the profile type forced, for
 // the external tests.
-func WriteSampled(w io.Writer, p *profile.Profile, opts Options) error {
-	return write(w, p, opts, formSampled)
+func WriteSampled(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks, opts Options) error {
+	return write(w, p, stacks, opts, formSampled)
 }
 
-func WriteEvented(w io.Writer, p *profile.Profile, opts Options) error {
-	return write(w, p, opts, formEvented)
+func WriteEvented(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks, opts Options) error {
+	return write(w, p, stacks, opts, formEvented)
 }
 
 // ScaleDecimal exports scaleDecimal.

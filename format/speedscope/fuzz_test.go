@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/speedscope"
+	"github.com/jsprof/jsprof/session"
 )
 
 // fuzzSeedMax bounds the size of the seeds under -fuzz (the fuzzer
@@ -39,9 +41,10 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
+		s := session.New(path, p, session.Options{})
 		for _, write := range []writer{speedscope.WriteSampled, speedscope.WriteEvented} {
 			var buf bytes.Buffer
-			if err := write(&buf, p, speedscope.Options{}); err != nil {
+			if err := write(&buf, s.Profile, threadStacks(f, s, view.Options{}), speedscope.Options{}); err != nil {
 				f.Fatal(err)
 			}
 			if buf.Len() <= fuzzSeedMax || !fuzzing() {
@@ -62,14 +65,16 @@ func FuzzParse(f *testing.F) {
 		if err := p.Validate(); err != nil {
 			t.Fatalf("accepted a profile that fails Validate: %v", err)
 		}
+		s := session.New("fuzz", p, session.Options{})
+		stacks := threadStacks(t, s, view.Options{})
 		var buf bytes.Buffer
-		if err := speedscope.Write(&buf, p, speedscope.Options{}); err != nil {
+		if err := speedscope.Write(&buf, s.Profile, stacks, speedscope.Options{}); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
 		if _, err := speedscope.ParseBytes(buf.Bytes()); err != nil {
 			t.Fatalf("reading back what Write wrote: %v\n%.1000s", err, buf.Bytes())
 		}
-		if err := speedscope.WriteEvented(io.Discard, p, speedscope.Options{}); err != nil {
+		if err := speedscope.WriteEvented(io.Discard, s.Profile, stacks, speedscope.Options{}); err != nil {
 			t.Fatalf("WriteEvented: %v", err)
 		}
 	})

@@ -14,20 +14,25 @@
 // (−1, unknown, is left out). A sampled profile lists stacks root first,
 // each with a weight; an evented one opens and closes frames at times.
 //
-// Write exports one profile per thread with the stacks and weights of
-// analysis/view (DevTools' reconstruction: a stack lasts until the next
-// sample), in integer nanoseconds, so that speedscope's sums equal jsprof's
-// totals exactly. Parse reads both profile types back into the jsprof model,
-// one thread per profile, with exact decimal times.
+// Write exports one profile per thread from the weighted stacks the caller
+// computed (profile.ThreadStacks, as session.Thread.Stacks returns them
+// under a view, range and transforms), in integer nanoseconds, so that
+// speedscope's sums equal the self and total times of the tree the stacks
+// came from (jsprof top and tree) exactly. Parse reads both profile types
+// back into the jsprof model, one thread per profile, with exact decimal
+// times.
 //
 // The stacks Write exports have been through DevTools' repairs already (a GC
 // sample on top of the previous sample's stack, a lone (program) sample
-// between two samples of one function made the previous sample's).
-// calls.NewTimeline applies them again to a profile Parse returns, which can
-// change a few samples: a GC sample on top of its stack no longer keeps
-// the (program) sample after it from being repaired (5 of 17,138 samples of
-// the corpus's sucrase.cpuprofile). Taken as they are, as speedscope takes
-// them, the samples read back give jsprof's self and total times exactly.
+// between two samples of one function made the previous sample's), and
+// jsprof applies them again to a profile Parse returns. Write keeps the
+// second pass from changing the stacks of the "all" view: a stack of
+// (program) alone is written as two samples (see collect), which the
+// (program) repair leaves alone, as it does a GC sample already on top of a
+// stack. Read back by jsprof, such a file gives the self and total times it
+// was written with. Under another view, the self times: a GC sample that
+// the input stacked on a stack the view hides (not written) is stacked,
+// read back, on the stack written before it, whose total then includes it.
 package speedscope
 
 import (
@@ -38,8 +43,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/jsprof/jsprof/analysis/calls"
-	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -48,31 +51,36 @@ import (
 // format.
 const Schema = "https://www.speedscope.app/file-format-schema.json"
 
-// Options controls Write. The zero value writes every thread under the "all"
-// view with no transform, and names the file after its first profile.
+// Options controls Write. The zero value names the file after its first
+// profile.
 type Options struct {
-	Threads []profile.ThreadID // the threads to write, in this order; nil means all
-	View    view.Options       // the view, range and transforms of the stacks
-	Name    string             // the file's name as speedscope shows it; "" means the first profile's
+	Name string // the file's name as speedscope shows it; "" means the first profile's
 }
 
-// Write writes the threads of p as a speedscope file, one profile per thread
-// named "NAME (pid P, tid T)", with frames shared by all profiles.
+// Write writes a speedscope file of p with one profile per element of
+// stacks, in order, named "NAME (pid P, tid T)" after its thread, with
+// frames shared by all profiles. The stacks' frames are frames of p (for a
+// session, its Profile, which has the frames of trace events). p is not
+// modified.
 //
-// Each profile holds the thread's stacks under opts.View, weighted in
-// nanoseconds: its weights add up to the sampled time of jsprof's tree under
-// the same options. Consecutive identical stacks are merged, but for
-// (program) alone (see collect). Frames are numbered by how often the
-// stacks name them, most often first, to keep the stacks short. A profile is
-// written in the sampled form (one stack and weight per sample), or in the
-// evented form (frames opened and closed where the stack changes) when that
-// is smaller, as it is for deep stacks. startValue is the start of the first
-// stack, endValue the end of the last, both on the input's clock.
-//
-// Write adds the frames of trace events to p when the view shows them (see
-// view.Stacks).
-func Write(w io.Writer, p *profile.Profile, opts Options) error {
-	return write(w, p, opts, formSmaller)
+// Each profile holds the thread's stacks with frames, weighted in
+// nanoseconds: the weights give each function the self and total time of
+// the tree the stacks came from, and add up to that tree's time on
+// functions (the root's total less its self time, which is the time the
+// view hides; under the "all" view, the root's total). Stacks with no
+// frames (idle time, time outside the calls, time the view hides) are not
+// written, nor is time between stacks (removed by a transform): a sampled
+// profile lays the stacks end to end, an evented one has no frame open
+// there. Consecutive identical stacks are merged, but for (program) alone
+// (see collect).
+// Frames are numbered by how often the stacks name them, most often first,
+// to keep the stacks short. A profile is written in the sampled form (one
+// stack and weight per sample), or in the evented form (frames opened and
+// closed where the stack changes) when that is smaller, as it is for deep
+// stacks. startValue is the start of the first stack, endValue the end of
+// the last, both on the input's clock.
+func Write(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks, opts Options) error {
+	return write(w, p, stacks, opts, formSmaller)
 }
 
 // form selects the profile type Write uses.
@@ -84,28 +92,21 @@ const (
 	formEvented
 )
 
-func write(w io.Writer, p *profile.Profile, opts Options, fm form) error {
-	ids := opts.Threads
-	if ids == nil {
-		ids = make([]profile.ThreadID, len(p.Threads))
-		for i := range ids {
-			ids[i] = profile.ThreadID(i)
-		}
-	}
-	if len(ids) == 0 {
+func write(w io.Writer, p *profile.Profile, all []profile.ThreadStacks, opts Options, fm form) error {
+	if len(all) == 0 {
 		return fmt.Errorf("no thread to write: speedscope needs a profile")
 	}
 	ft := newFrameTable(p)
-	profs := make([]*stacks, 0, len(ids))
-	for _, t := range ids {
-		if t < 0 || int(t) >= len(p.Threads) {
-			return fmt.Errorf("no thread %d; the profile has %d", t, len(p.Threads))
+	profs := make([]*stacks, 0, len(all))
+	for _, ts := range all {
+		if ts.Thread < 0 || int(ts.Thread) >= len(p.Threads) {
+			return fmt.Errorf("no thread %d; the profile has %d", ts.Thread, len(p.Threads))
 		}
-		tl, err := calls.NewTimeline(p, t)
+		s, err := collect(ts, ft)
 		if err != nil {
-			return fmt.Errorf("thread %d: %w", t, err)
+			return fmt.Errorf("thread %d: %w", ts.Thread, err)
 		}
-		profs = append(profs, collect(tl, opts.View, ft))
+		profs = append(profs, s)
 	}
 
 	ft.renumber(profs)
@@ -141,7 +142,7 @@ func write(w io.Writer, p *profile.Profile, opts Options, fm form) error {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		s.name = threadName(&p.Threads[ids[i]])
+		s.name = threadName(&p.Threads[all[i].Thread])
 		switch fm {
 		case formSampled:
 			b = s.appendSampled(b)
@@ -201,14 +202,16 @@ type frameTable struct {
 }
 
 func newFrameTable(p *profile.Profile) *frameTable {
-	return &frameTable{p: p, byFrame: map[sfFrame]int32{}, program: -1}
+	index := make([]int32, len(p.Frames))
+	for i := range index {
+		index[i] = -1
+	}
+	return &frameTable{p: p, index: index, byFrame: map[sfFrame]int32{}, program: -1}
 }
 
-// get returns the speedscope index of frame f.
+// get returns the speedscope index of frame f, which must be in the
+// profile.
 func (ft *frameTable) get(f profile.FrameID) int32 {
-	for len(ft.index) < len(ft.p.Frames) { // the view adds event frames
-		ft.index = append(ft.index, -1)
-	}
 	if i := ft.index[f]; i >= 0 {
 		return i
 	}
@@ -285,39 +288,72 @@ type stacks struct {
 func (s *stacks) stack(i int) []int32 { return s.frames[s.off[i]:s.off[i+1]] }
 func (s *stacks) len() int            { return len(s.weight) }
 
-// collect gathers the stacks of a timeline under opts.
+// collect gathers a thread's stacks with frames, merging consecutive
+// identical ones that are contiguous in time (the stacks differ in
+// category, which speedscope does not show).
 //
-// A run of samples in (program) alone is not merged: DevTools' repair of a
+// A stack of (program) alone is not merged, and is written as two samples
+// (halves of its weight; one if it weighs 1 ns): DevTools' repair of a
 // single (program) sample between two samples of the same function
-// (calls.Timeline's fixMissingSamples) would then apply when the file is
-// read back, where it did not apply to the run.
-func collect(tl *calls.Timeline, opts view.Options, ft *frameTable) *stacks {
+// (fixMissingSamples) would otherwise apply when jsprof reads the file
+// back, where it did not apply to the samples the stack came from (it
+// repairs no run of two or more, and the stack is one only if the repair
+// left it alone or a GC sample, now on top of the stack before it, kept it
+// from applying).
+func collect(ts profile.ThreadStacks, ft *frameTable) (*stacks, error) {
 	s := &stacks{off: []int32{0}, program: -1}
-	if len(tl.Times) == 0 {
-		return s
+	if ts.Stacks == nil {
+		return s, nil
 	}
-	from := tl.Times[0] + opts.From
-	view.Stacks(tl, opts, func(st view.Stack) {
-		n := len(s.frames)
-		for _, f := range st.Frames {
-			s.frames = append(s.frames, ft.get(f))
-		}
-		start := int64(max(tl.Times[st.Sample], from))
-		if k := s.len(); k > 0 {
-			prev, cur := s.stack(k-1), s.frames[n:]
-			contiguous := s.start[k-1]+s.weight[k-1] == start
-			if contiguous && slices.Equal(prev, cur) && !(len(cur) == 1 && cur[0] == ft.program) {
-				s.frames = s.frames[:n]
-				s.weight[k-1] += int64(st.Weight)
-				return
-			}
-		}
+	add := func(start, weight int64) {
 		s.off = append(s.off, int32(len(s.frames)))
 		s.start = append(s.start, start)
-		s.weight = append(s.weight, int64(st.Weight))
-	})
+		s.weight = append(s.weight, weight)
+	}
+	var err error
+	for st := range ts.Stacks {
+		if st.Weight < 0 {
+			err = fmt.Errorf("stack at %d ns has a negative weight (%d ns)", st.Time, st.Weight)
+			break
+		}
+		if k := s.len(); k > 0 && int64(st.Time) < s.start[k-1] {
+			err = fmt.Errorf("stack at %d ns after one at %d ns: stacks must come in time order", st.Time, s.start[k-1])
+			break
+		}
+		if len(st.Frames) == 0 {
+			continue
+		}
+		n := len(s.frames)
+		for _, f := range st.Frames {
+			if int(f) < 0 || int(f) >= len(ft.p.Frames) {
+				err = fmt.Errorf("frame %d of a stack is not in the profile (%d frames)", f, len(ft.p.Frames))
+				break
+			}
+			s.frames = append(s.frames, ft.get(f))
+		}
+		if err != nil {
+			break
+		}
+		start, weight := int64(st.Time), int64(st.Weight)
+		cur := s.frames[n:]
+		program := len(cur) == 1 && cur[0] == ft.program
+		if k := s.len(); k > 0 && !program {
+			contiguous := s.start[k-1]+s.weight[k-1] == start
+			if contiguous && slices.Equal(s.stack(k-1), cur) {
+				s.frames = s.frames[:n]
+				s.weight[k-1] += weight
+				continue
+			}
+		}
+		if program && weight >= 2 {
+			add(start, weight/2)
+			s.frames = append(s.frames, cur...)
+			start, weight = start+weight/2, weight-weight/2
+		}
+		add(start, weight)
+	}
 	s.program = ft.program
-	return s
+	return s, err
 }
 
 // span returns startValue and endValue: the start of the first stack and
@@ -344,8 +380,8 @@ func (s *stacks) appendHead(b []byte, typ string) []byte {
 }
 
 // appendSampled appends the profile in the sampled form. Gaps between
-// stacks (samples a transform removed) are not kept: speedscope lays the
-// samples end to end.
+// stacks (time with no frames, or removed by a transform) are not kept:
+// speedscope lays the samples end to end.
 func (s *stacks) appendSampled(b []byte) []byte {
 	b = s.appendHead(b, "sampled")
 	b = append(b, `,"samples":[`...)

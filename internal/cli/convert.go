@@ -104,9 +104,17 @@ func runConvert(e *env, args []string) error {
 			}
 			return pprof.Write(w, l.profile, stacks, pprof.Options{View: vo.View.String()})
 		case "speedscope":
-			return speedscope.Write(w, l.profile, speedscope.Options{Threads: ids, View: vo, Name: filepath.Base(name)})
+			stacks, err := threadStacks(e, l, vo)
+			if err != nil {
+				return err
+			}
+			return speedscope.Write(w, l.profile, stacks, speedscope.Options{Name: filepath.Base(name)})
 		case "firefox":
-			return firefox.Write(w, l.profile, firefox.Options{Threads: ids, View: vo})
+			stacks, err := threadStacks(e, l, vo)
+			if err != nil {
+				return err
+			}
+			return firefox.Write(w, l.profile, stacks, firefox.Options{RelevantForJS: view.RelevantForJS})
 		case "svg":
 			if len(ids) != 1 {
 				return usagef("an SVG flame graph shows one thread: pick one with --thread")
