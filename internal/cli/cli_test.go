@@ -39,6 +39,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -832,17 +833,16 @@ func TestTreeJSONContract(t *testing.T) {
 			}
 			for i, v := range threads {
 				w := fmt.Sprintf("threads[%d]", i)
-				m := object(t, w, v, "pid", "tid", "name", "sampledMs", "tree")
+				m := object(t, w, v, "pid", "tid", "name", "sampledMs", "bottomUp", "nodes")
 				if got := fixed(t, w+".sampledMs", m["sampledMs"], 6); got != sum[i].sampled {
 					t.Errorf("%s.sampledMs: got %d ns, want %d ns as in summary", w, got, sum[i].sampled)
 				}
-				root := object(t, w+".tree", m["tree"], "selfMs", "totalMs", "calls", "children")
-				if got := fixed(t, w+".tree.totalMs", root["totalMs"], 6); got != sum[i].sampled {
-					t.Errorf("%s.tree.totalMs: got %d ns, want sampledMs = %d ns", w, got, sum[i].sampled)
+				nodes := array(t, w+".nodes", m["nodes"])
+				root := object(t, w+".nodes[0]", nodes[0], "parent", "depth", "name", "url", "line", "col", "selfMs", "totalMs", "calls")
+				if got := fixed(t, w+".nodes[0].totalMs", root["totalMs"], 6); got != sum[i].sampled {
+					t.Errorf("%s.nodes[0].totalMs: got %d ns, want sampledMs = %d ns", w, got, sum[i].sampled)
 				}
-				var calls int64
-				checkTreeNode(t, w+".tree", root, &calls)
-				if calls != sum[i].profileCalls {
+				if calls := checkTreeTable(t, w+".nodes", nodes); calls != sum[i].profileCalls {
 					t.Errorf("%s: Σ calls of the tree nodes = %d, want profileCalls = %d", w, calls, sum[i].profileCalls)
 				}
 			}
@@ -850,49 +850,55 @@ func TestTreeJSONContract(t *testing.T) {
 	}
 }
 
-// checkTreeNode checks that a node's totalMs is its selfMs plus its
-// children's totalMs, children sorted by totalMs, without recursion (the
-// trees are deep).
-func checkTreeNode(t *testing.T, what string, root map[string]any, calls *int64) {
+// checkTreeTable checks a flat tree table: node 0 is the root (parent −1),
+// every other node comes after its parent, one deeper; a node's totalMs is
+// its selfMs plus its children's totalMs, children sorted by totalMs. It
+// returns the sum of the nodes' calls.
+func checkTreeTable(t *testing.T, what string, nodes []any) int64 {
 	t.Helper()
-	type item struct {
-		what string
-		m    map[string]any
-	}
-	stack := []item{{what, root}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		w, m := it.what, it.m
-		self := fixed(t, w+".selfMs", m["selfMs"], 6)
-		total := fixed(t, w+".totalMs", m["totalMs"], 6)
-		*calls += integer(t, w+".calls", m["calls"])
-		if self < 0 || self > total {
-			t.Errorf("%s: selfMs %d ns, totalMs %d ns: want 0 ≤ self ≤ total", w, self, total)
+	type info struct{ self, total, kids, lastKid, depth int64 }
+	infos := make([]info, len(nodes))
+	var calls int64
+	for j, v := range nodes {
+		w := fmt.Sprintf("%s[%d]", what, j)
+		m := object(t, w, v, "parent", "depth", "name", "url", "line", "col", "selfMs", "totalMs", "calls")
+		str(t, w+".name", m["name"])
+		str(t, w+".url", m["url"])
+		integer(t, w+".line", m["line"])
+		integer(t, w+".col", m["col"])
+		parent := integer(t, w+".parent", m["parent"])
+		in := info{self: fixed(t, w+".selfMs", m["selfMs"], 6), total: fixed(t, w+".totalMs", m["totalMs"], 6),
+			depth: integer(t, w+".depth", m["depth"]), lastKid: -1}
+		calls += integer(t, w+".calls", m["calls"])
+		if in.self < 0 || in.self > in.total {
+			t.Errorf("%s: selfMs %d ns, totalMs %d ns: want 0 ≤ self ≤ total", w, in.self, in.total)
 		}
-		var kids, prev int64
-		for j, v := range array(t, w+".children", m["children"]) {
-			cw := fmt.Sprintf("%s.children[%d]", w, j)
-			if len(cw) > 200 {
-				cw = "…" + cw[len(cw)-200:]
+		infos[j] = in
+		if j == 0 {
+			if parent != -1 || in.depth != 0 {
+				t.Errorf("%s: parent %d depth %d, want the root: −1, 0", w, parent, in.depth)
 			}
-			c := object(t, cw, v, "name", "url", "line", "col", "selfMs", "totalMs", "calls", "children")
-			str(t, cw+".name", c["name"])
-			str(t, cw+".url", c["url"])
-			integer(t, cw+".line", c["line"])
-			integer(t, cw+".col", c["col"])
-			ct := fixed(t, cw+".totalMs", c["totalMs"], 6)
-			if j > 0 && ct > prev {
-				t.Errorf("%s: totalMs %d ns > the previous sibling's %d ns; want children sorted by totalMs", cw, ct, prev)
-			}
-			prev = ct
-			kids += ct
-			stack = append(stack, item{cw, c})
+			continue
 		}
-		if d := total - self - kids; d < -1000 || d > 1000 { // 1e-3 ms
-			t.Errorf("%s: totalMs %d ns, want selfMs + Σ children totalMs = %d + %d ns", w, total, self, kids)
+		if parent < 0 || parent >= int64(j) {
+			t.Fatalf("%s: parent %d, want an earlier node", w, parent)
+		}
+		par := &infos[parent]
+		if in.depth != par.depth+1 {
+			t.Errorf("%s: depth %d, want its parent's + 1 = %d", w, in.depth, par.depth+1)
+		}
+		if par.lastKid >= 0 && in.total > par.lastKid {
+			t.Errorf("%s: totalMs %d ns > the previous sibling's %d ns; want children sorted by totalMs", w, in.total, par.lastKid)
+		}
+		par.lastKid = in.total
+		par.kids += in.total
+	}
+	for j, in := range infos {
+		if d := in.total - in.self - in.kids; d < -1000 || d > 1000 { // 1e-3 ms
+			t.Errorf("%s[%d]: totalMs %d ns, want selfMs + Σ children totalMs = %d + %d ns", what, j, in.total, in.self, in.kids)
 		}
 	}
+	return calls
 }
 
 // ---------------------------------------------------------------------------
@@ -1170,24 +1176,14 @@ func TestHostileStrings(t *testing.T) {
 		t.Parallel()
 		out := mustRun(t, nil, "tree", "--json", path)
 		checkJSONSafe(t, out)
-		var doc struct {
-			Threads []struct {
-				Tree struct {
-					Children []struct {
-						Name, URL string
-						Children  []struct{ Name, URL string }
-					}
-				}
-			}
-		}
+		var doc report.Tree
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatal(err)
 		}
 		var names []string
-		for _, c := range doc.Threads[0].Tree.Children {
-			names = append(names, c.Name)
-			for _, g := range c.Children {
-				names = append(names, g.Name)
+		for _, n := range doc.Threads[0].Nodes[1:] {
+			if n.Depth <= 2 {
+				names = append(names, n.Name)
 			}
 		}
 		slices.Sort(names)
@@ -1302,6 +1298,43 @@ func TestInterrupted(t *testing.T) {
 		if code != 130 || stderr.String() != "jsprof: interrupted\n" || stdout.Len() != 0 {
 			t.Errorf("jsprof %s with a cancelled context: got exit %d, stderr %q, %d bytes out; want 130, \"jsprof: interrupted\", nothing",
 				strings.Join(args, " "), code, stderr.String(), stdout.Len())
+		}
+	}
+}
+
+// TestCallsAreReportTypes requires every line of calls --json and of
+// calls --json --entries (written by a fast appender, not encoding/json)
+// to be exactly the JSON of report.Call and report.Entry: no unknown
+// member, and the same bytes when the type writes it back.
+func TestCallsAreReportTypes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args  []string
+		proto func() any
+	}{
+		{[]string{"calls", "--json", profilePath("mix")}, func() any { return new(report.Call) }},
+		{[]string{"calls", "--json", "--entries", profilePath("mix")}, func() any { return new(report.Entry) }},
+	} {
+		out := mustRun(t, nil, c.args...)
+		n := 0
+		for line := range strings.Lines(out) {
+			v := c.proto()
+			dec := json.NewDecoder(strings.NewReader(line))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(v); err != nil {
+				t.Fatalf("jsprof %s: line %d: %v", strings.Join(c.args, " "), n+1, err)
+			}
+			var back bytes.Buffer
+			if err := json.NewEncoder(&back).Encode(v); err != nil {
+				t.Fatal(err)
+			}
+			if back.String() != line {
+				t.Fatalf("jsprof %s: line %d: got %q, the type writes %q", strings.Join(c.args, " "), n+1, line, back.String())
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("jsprof %s: no lines", strings.Join(c.args, " "))
 		}
 	}
 }

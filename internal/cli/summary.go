@@ -12,6 +12,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/devtoolsstats"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/report"
 )
 
 const summaryUsage = `Usage: jsprof summary [--json] [--thread SEL] FILE
@@ -50,16 +51,19 @@ func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
 		return threadSummary{}, err
 	}
 	s := threadSummary{th: th, samples: th.Samples.Len(), nodes: th.Nodes.Len(), categories: cats}
-	if ta.timeline.IsTrace() {
+	s.sampled = ta.tree.TopDown[0].Total
+	s.calls = ta.tree.Calls // a .cpuprofile's tree: one per call, counted without materialising them
+	if ta.st.IsTrace() {
 		// DevTools' Summary of a bare .cpuprofile is only Scripting and Idle;
 		// computing it exactly would materialise every call (1.4 M on the
 		// 48 MB DevTools fixture), so it is given for traces only.
-		evs := devtoolsstats.ThreadEvents(l.profile, ta.id, ta.Calls())
+		cs, err := ta.st.Calls(e.ctx)
+		if err != nil {
+			return threadSummary{}, err
+		}
+		s.calls = len(cs)
+		evs := devtoolsstats.ThreadEvents(l.profile, ta.id, cs)
 		s.devtools = devtoolsstats.WholeTrace(evs, devtoolsstats.TraceBounds(l.profile))
-	}
-	s.calls = len(ta.calls)
-	if ta.tree != nil {
-		s.sampled = ta.tree.TopDown[0].Total
 	}
 	times := l.profile.ThreadSamples(ta.id).Time
 	if n := len(times); n > 1 {
@@ -86,7 +90,7 @@ func runSummary(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, err := load(e, name, loadOptions{trees: true, calls: true, common: common})
+	l, err := load(e, name, loadOptions{trees: true, common: common})
 	if err != nil {
 		return err
 	}
@@ -94,71 +98,35 @@ func runSummary(e *env, args []string) error {
 	defer w.Flush()
 	p := l.profile
 	if *asJSON {
-		b := []byte(`{"format":`)
-		b = jsonw.String(b, p.Format)
-		b = append(b, `,"file":`...)
-		b = jsonw.String(b, name)
-		b = append(b, `,"threads":[`...)
-		for i, ta := range l.threads {
+		out := report.Summary{Format: p.Format, File: name, Threads: []report.ThreadSummary{}, Diagnostics: []report.Diagnostic{}}
+		for _, ta := range l.threads {
 			s, err := summarize(e, l, ta)
 			if err != nil {
 				return err
 			}
-			if i > 0 {
-				b = append(b, ',')
+			ts := report.ThreadSummary{
+				Thread:  reportThread(s.th),
+				StartUs: report.Micros(s.th.Start), EndUs: report.Micros(s.th.End),
+				Samples: s.samples, ProfileCalls: s.calls, SampledMs: report.Millis(s.sampled),
+				Nodes: s.nodes, Shape: s.th.Shape.String(), Events: s.th.Events.Len(), ProcessName: s.th.ProcessName,
+				MeanIntervalUs: report.Micros(s.meanIntNS), MedianIntervalUs: report.Micros(s.medianIntNS),
+				Categories: report.Categories{Samples: map[string]report.Millis{}},
 			}
-			b = fmt.Appendf(b, `{"pid":%d,"tid":%d,"name":`, s.th.PID, s.th.TID)
-			b = jsonw.String(b, s.th.Name)
-			b = append(b, `,"startUs":`...)
-			b = jsonw.Micros(b, int64(s.th.Start))
-			b = append(b, `,"endUs":`...)
-			b = jsonw.Micros(b, int64(s.th.End))
-			b = fmt.Appendf(b, `,"samples":%d,"profileCalls":%d,"sampledMs":`, s.samples, s.calls)
-			b = jsonw.Millis(b, int64(s.sampled))
-			b = fmt.Appendf(b, `,"nodes":%d,"shape":"%s","events":%d,"processName":`, s.nodes, s.th.Shape, s.th.Events.Len())
-			b = jsonw.String(b, s.th.ProcessName)
-			b = append(b, `,"meanIntervalUs":`...)
-			b = jsonw.Micros(b, s.meanIntNS)
-			b = append(b, `,"medianIntervalUs":`...)
-			b = jsonw.Micros(b, s.medianIntNS)
-			b = append(b, `,"categories":{"samples":{`...)
 			for ci, c := range p.Categories {
-				if ci > 0 {
-					b = append(b, ',')
-				}
-				b = jsonw.String(b, c.Name)
-				b = append(b, ':')
-				b = jsonw.Millis(b, int64(s.categories[ci]))
+				ts.Categories.Samples[c.Name] = report.Millis(s.categories[ci])
 			}
-			b = append(b, '}')
 			if s.devtools != nil {
-				b = append(b, `,"devtools":{`...)
+				ts.Categories.DevTools = map[string]report.Millis{devtoolsstats.Idle: report.Millis(s.devtools[devtoolsstats.Idle])}
 				for _, c := range s.devtools.Sorted() {
-					b = jsonw.String(b, c.Category)
-					b = append(b, ':')
-					b = jsonw.Millis(b, int64(c.Time))
-					b = append(b, ',')
+					ts.Categories.DevTools[c.Category] = report.Millis(c.Time)
 				}
-				b = append(b, `"idle":`...)
-				b = jsonw.Millis(b, int64(s.devtools[devtoolsstats.Idle]))
-				b = append(b, '}')
 			}
-			b = append(b, "}}"...)
+			out.Threads = append(out.Threads, ts)
 		}
-		b = append(b, `],"diagnostics":[`...)
-		for i, d := range p.Diagnostics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"code":`...)
-			b = jsonw.String(b, d.Code)
-			b = fmt.Appendf(b, `,"count":%d,"message":`, d.Count)
-			b = jsonw.String(b, d.Message)
-			b = append(b, '}')
+		for _, d := range p.Diagnostics {
+			out.Diagnostics = append(out.Diagnostics, report.Diagnostic{Code: d.Code, Count: d.Count, Message: d.Message})
 		}
-		b = append(b, "]}\n"...)
-		_, err := w.Write(b)
-		return err
+		return writeJSON(w, out)
 	}
 	fmt.Fprintf(w, "file      %s\n", strconv.Quote(name))
 	fmt.Fprintf(w, "format    %s\n", p.Format)

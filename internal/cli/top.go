@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -9,17 +10,19 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/totals"
-	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/report"
 )
 
 const topUsage = `Usage: jsprof top [-n N] [--by self|total] [--total SEM] [--lines] [--json] [--thread SEL] FILE
 
 Lists the hottest functions of each thread with their self and total time in
-ms and as a share of the sampled time. Functions are merged by name, URL, line
-and column; total time counts a function once per stack (recursion is not
-counted twice), as DevTools does. --lines lists the hottest source lines from
-the profile's positionTicks instead.
+ms and as a share of the thread's time: DevTools' Bottom-Up tab. On a trace
+thread the list holds trace events (Layout, FunctionCall, GC, …) beside the
+JS functions, as the panel shows them. Functions are told apart by name,
+script, line and column; total time counts a function once per stack
+(recursion is not counted twice), as DevTools does. --lines lists the
+hottest source lines from the profile's positionTicks instead.
 
 --total picks the total-time semantics: devtools (a function counted once
 per stack), vscode (summed over every node: recursion and shared callees
@@ -28,15 +31,13 @@ propagated from callees to callers, split equally among callers). XS call
 graphs default to xsbug, everything else to devtools; the text output says
 which was used and why.
 
---json prints:
-  {"threads":[{"pid","tid","name","totalSemantics","functions":[{"name",
-   "url","line","col","selfMs","totalMs"}]}]}
-with name/url/line/col as in "jsprof calls" (line and col 0-based), hottest
-first; -n 0 lists all. With --lines:
-  {"threads":[{"pid","tid","name","lines":[{"name","url","line","col",
-   "sourceLine","ticks","selfMs"}]}]}
-where line/col are the function's (0-based) and sourceLine the sampled line
-(1-based, as in positionTicks).
+--json prints {"threads":[{"pid","tid","name","totalSemantics","functions":
+[{"name","url","line","col","selfMs","totalMs"}]}]} ("event":true marks a
+trace event), hottest first; -n 0 lists all. With --lines:
+{"threads":[{"pid","tid","name","lines":[{"name","url","line","col",
+"sourceLine","ticks","selfMs"}]}]} where line/col are the function's
+(0-based) and sourceLine the sampled line (1-based, as in positionTicks).
+See the README's JSON contracts.
 `
 
 func runTop(e *env, args []string) error {
@@ -138,22 +139,20 @@ func funcLabel(p *profile.Profile, f *calltree.Function) string {
 	return fmt.Sprintf("%s  %s:%d:%d", name, url, k.Line+1, k.Column+1)
 }
 
-func appendThreadHead(b []byte, th *profile.Thread) []byte {
-	b = fmt.Appendf(b, `{"pid":%d,"tid":%d,"name":`, th.PID, th.TID)
-	return jsonw.String(b, th.Name)
+// reportThread names a thread for JSON output.
+func reportThread(th *profile.Thread) report.Thread {
+	return report.Thread{PID: th.PID, TID: th.TID, Name: th.Name}
 }
 
-func appendFuncKey(b []byte, p *profile.Profile, f *calltree.Function) []byte {
+// reportFunction names a function for JSON output.
+func reportFunction(p *profile.Profile, f *calltree.Function) report.Function {
 	k := f.Key
-	b = append(b, `"name":`...)
-	b = jsonw.String(b, p.Str(k.Name))
-	b = append(b, `,"url":`...)
-	b = jsonw.String(b, p.Str(p.Frames[f.Frame].URL))
-	b = fmt.Appendf(b, `,"line":%d,"col":%d`, k.Line, k.Column)
-	if k.Event {
-		b = append(b, `,"event":true`...)
-	}
-	return b
+	return report.Function{Name: p.Str(k.Name), URL: p.Str(p.Frames[f.Frame].URL), Line: k.Line, Col: k.Column, Event: k.Event}
+}
+
+// writeJSON writes v as one line of JSON.
+func writeJSON(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
 }
 
 // semantics is the total-time semantics used for a thread, and why.
@@ -239,60 +238,31 @@ func applyTotals(l *loaded, name string, plain bool) ([]semantics, error) {
 
 func writeTopJSON(w io.Writer, l *loaded, order calltree.By, n int, sems []semantics) error {
 	p := l.profile
-	b := []byte(`{"threads":[`)
+	out := report.Top{Threads: []report.TopThread{}}
 	for i, ta := range l.threads {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendThreadHead(b, l.thread(ta))
-		b = append(b, `,"totalSemantics":`...)
-		b = jsonw.String(b, sems[i].s.String())
-		b = append(b, `,"functions":[`...)
-		for j, id := range calltree.Top(p, ta.funcs, order, n) {
+		tt := report.TopThread{Thread: reportThread(l.thread(ta)), TotalSemantics: sems[i].s.String(), Functions: []report.FunctionRow{}}
+		for _, id := range calltree.Top(p, ta.funcs, order, n) {
 			f := &ta.funcs[id]
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '{')
-			b = appendFuncKey(b, p, f)
-			b = append(b, `,"selfMs":`...)
-			b = jsonw.Millis(b, int64(f.Self))
-			b = append(b, `,"totalMs":`...)
-			b = jsonw.Millis(b, int64(f.Total))
-			b = append(b, '}')
+			tt.Functions = append(tt.Functions, report.FunctionRow{Function: reportFunction(p, f), SelfMs: report.Millis(f.Self), TotalMs: report.Millis(f.Total)})
 		}
-		b = append(b, "]}"...)
+		out.Threads = append(out.Threads, tt)
 	}
-	b = append(b, "]}\n"...)
-	_, err := w.Write(b)
-	return err
+	return writeJSON(w, out)
 }
 
 func writeLines(w io.Writer, l *loaded, n int, asJSON bool) error {
 	p := l.profile
 	if asJSON {
-		b := []byte(`{"threads":[`)
-		for i, ta := range l.threads {
-			if i > 0 {
-				b = append(b, ',')
+		out := report.Lines{Threads: []report.LinesThread{}}
+		for _, ta := range l.threads {
+			lt := report.LinesThread{Thread: reportThread(l.thread(ta)), Lines: []report.LineRow{}}
+			for _, ls := range limit(ta.tree.Lines(), n) {
+				lt.Lines = append(lt.Lines, report.LineRow{Function: reportFunction(p, &ta.tree.Funcs[ls.Func]),
+					SourceLine: ls.Line, Ticks: ls.Ticks, SelfMs: report.Millis(ls.Self)})
 			}
-			b = appendThreadHead(b, l.thread(ta))
-			b = append(b, `,"lines":[`...)
-			for j, ls := range limit(ta.tree.Lines(), n) {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, '{')
-				b = appendFuncKey(b, p, &ta.tree.Funcs[ls.Func])
-				b = fmt.Appendf(b, `,"sourceLine":%d,"ticks":%d,"selfMs":`, ls.Line, ls.Ticks)
-				b = jsonw.Millis(b, int64(ls.Self))
-				b = append(b, '}')
-			}
-			b = append(b, "]}"...)
+			out.Threads = append(out.Threads, lt)
 		}
-		b = append(b, "]}\n"...)
-		_, err := w.Write(b)
-		return err
+		return writeJSON(w, out)
 	}
 	for i, ta := range l.threads {
 		th := l.thread(ta)

@@ -7,21 +7,25 @@ import (
 	"strings"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
-	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/report"
 )
 
 const treeUsage = `Usage: jsprof tree [--bottom-up] [--total SEM] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
 
 Prints each thread's call tree, indented, with total and self time in ms and
-the total as a share of the sampled time; children are sorted by total time.
---bottom-up prints the inverted tree: functions by self time, each with the
-callers through which the time reached it. --depth limits the depth (0: no
-limit); --min hides nodes below PCT percent of the sampled time.
+the total as a share of the thread's time; children are sorted by total
+time. On a trace thread it is DevTools' Call Tree: trace events (Layout,
+style, paint, GC, compile, timers, event dispatch, …) and JS calls together,
+with the panel's default filters. --bottom-up prints the inverted tree
+(DevTools' Bottom-Up): functions by self time, each with the callers through
+which the time reached it. --depth limits the depth (0: no limit); --min
+hides nodes below PCT percent of the thread's time.
 
---json prints {"threads":[{"pid","tid","name","sampledMs","tree":NODE}]}
-where NODE is {"name","url","line","col","selfMs","totalMs","calls",
-"children":[NODE…]} (the root has no name).
+--json prints {"threads":[{"pid","tid","name","sampledMs","bottomUp","nodes":
+[NODE…]}]}: a flat table, nodes[0] the root, each NODE {"parent","depth",
+"name","url","line","col","selfMs","totalMs","calls"} after its parent
+("event":true for a trace event). See the README's JSON contracts.
 `
 
 func runTree(e *env, args []string) error {
@@ -46,9 +50,7 @@ func runTree(e *env, args []string) error {
 	}
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
-	if *asJSON {
-		w.WriteString(`{"threads":[`)
-	}
+	out := report.Tree{Threads: []report.TreeThread{}}
 	for i, ta := range l.threads {
 		nodes := ta.tree.TopDown
 		if *bottomUp {
@@ -67,16 +69,8 @@ func runTree(e *env, args []string) error {
 		}
 		th := l.thread(ta)
 		if *asJSON {
-			if i > 0 {
-				w.WriteByte(',')
-			}
-			b := appendThreadHead(nil, th)
-			b = append(b, `,"sampledMs":`...)
-			b = jsonw.Millis(b, int64(total))
-			b = append(b, `,"tree":`...)
-			w.Write(b)
-			pr.json()
-			w.WriteByte('}')
+			out.Threads = append(out.Threads, report.TreeThread{Thread: reportThread(th), SampledMs: report.Millis(total),
+				BottomUp: *bottomUp, Nodes: pr.table()})
 			continue
 		}
 		if i > 0 {
@@ -88,12 +82,12 @@ func runTree(e *env, args []string) error {
 		if *bottomUp {
 			kind = "bottom-up; total time: " + sems[i].String()
 		}
-		fmt.Fprintf(w, "thread pid %d tid %d %q: %.3f ms sampled, %s\n", th.PID, th.TID, th.Name, total.Millis(), kind)
+		fmt.Fprintf(w, "thread pid %d tid %d %q: %s, %s\n", th.PID, th.TID, th.Name, timeLabel(ta), kind)
 		fmt.Fprintf(w, "%10s %6s %10s  %s\n", "total ms", "total%", "self ms", "function")
 		pr.text()
 	}
 	if *asJSON {
-		w.WriteString("]}\n")
+		return writeJSON(w, out)
 	}
 	return nil
 }
@@ -146,52 +140,33 @@ func (pr *treePrinter) text() {
 	}
 }
 
-// json prints the tree as nested objects without recursion.
-func (pr *treePrinter) json() {
+// table returns the visible nodes as a flat table, in the order text
+// prints them (depth-first, children largest first), each after its parent.
+func (pr *treePrinter) table() []report.TreeNode {
+	root := &pr.nodes[0]
+	out := []report.TreeNode{{Parent: -1, Function: report.Function{Line: -1, Col: -1}, SelfMs: report.Millis(root.Self), TotalMs: report.Millis(root.Total), Calls: root.Calls}}
 	type item struct {
-		n     int32
-		depth int
-		close bool
-		first bool
+		n      int32
+		parent int32 // index in out
+		depth  int32
 	}
-	var b []byte
-	stack := []item{{n: 0, depth: 0, first: true}}
+	var stack []item
+	push := func(n, at, depth int32) {
+		kids := calltree.Children(pr.nodes, n, pr.by)
+		for k := len(kids) - 1; k >= 0; k-- {
+			if pr.visible(kids[k], int(depth)) {
+				stack = append(stack, item{kids[k], at, depth})
+			}
+		}
+	}
+	push(0, 0, 1)
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if it.close {
-			b = append(b, "]}"...)
-			continue
-		}
-		if !it.first {
-			b = append(b, ',')
-		}
 		nd := &pr.nodes[it.n]
-		b = append(b, '{')
-		if it.n != 0 {
-			b = appendFuncKey(b, pr.p, &pr.t.Funcs[nd.Func])
-			b = append(b, ',')
-		}
-		b = append(b, `"selfMs":`...)
-		b = jsonw.Millis(b, int64(nd.Self))
-		b = append(b, `,"totalMs":`...)
-		b = jsonw.Millis(b, int64(nd.Total))
-		b = fmt.Appendf(b, `,"calls":%d,"children":[`, nd.Calls)
-		stack = append(stack, item{close: true})
-		kids := calltree.Children(pr.nodes, it.n, pr.by)
-		var vis []int32
-		for _, k := range kids {
-			if pr.visible(k, it.depth+1) {
-				vis = append(vis, k)
-			}
-		}
-		for k := len(vis) - 1; k >= 0; k-- {
-			stack = append(stack, item{n: vis[k], depth: it.depth + 1, first: k == 0})
-		}
-		if len(b) > 64<<10 {
-			pr.w.Write(b)
-			b = b[:0]
-		}
+		out = append(out, report.TreeNode{Parent: it.parent, Depth: it.depth, Function: reportFunction(pr.p, &pr.t.Funcs[nd.Func]),
+			SelfMs: report.Millis(nd.Self), TotalMs: report.Millis(nd.Total), Calls: nd.Calls})
+		push(it.n, int32(len(out)-1), it.depth+1)
 	}
-	pr.w.Write(b)
+	return out
 }
