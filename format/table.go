@@ -99,8 +99,8 @@ var Formats = []Info{
 		Name:        "firefox",
 		Description: "a Firefox profile (Gecko or processed)",
 		Writes: "Firefox Profiler processed profile (version 75), one thread per selected thread, " +
-			"samples at their own times (no re-sampling), jsprof's categories and colours, after the view " +
-			"and transforms; loads in the Firefox Profiler.",
+			"a sample where the stack changes, weighted by its duration (tracing-ms), jsprof's categories " +
+			"and colours; the Profiler's own loader reports the same per-function times as top.",
 		Exts:  []string{".firefox.json"},
 		In:    true,
 		Out:   true,

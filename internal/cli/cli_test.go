@@ -38,6 +38,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/report"
 )
@@ -1281,7 +1282,7 @@ func TestConvertCPUProfile(t *testing.T) {
 	}
 	var stdout, stderr strings.Builder
 	if code := cli.Run(t.Context(), []string{"convert", "--to", "perfetto", "../../testdata/node/mix.cpuprofile"}, nil, &stdout, &stderr); code != 2 ||
-		!strings.Contains(stderr.String(), "want cpuprofile, trace, firefox, speedscope, pprof, svg or folded") {
+		!strings.Contains(stderr.String(), "want "+format.JoinOr(format.WritableNames())) {
 		t.Errorf("unsupported format: exit %d, %q", code, stderr.String())
 	}
 }

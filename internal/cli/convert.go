@@ -11,6 +11,7 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/totals"
 	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/format/folded"
@@ -21,66 +22,41 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-const convertUsage = `Usage: jsprof convert --to FORMAT [-o OUT] [--thread SEL] FILE
+// convertUsage is the usage text; the formats come from the one table of
+// formats (format.Formats).
+var convertUsage = `Usage: jsprof convert --to FORMAT [-o OUT] [--thread SEL] FILE
 
 Converts FILE to another format. FORMAT comes from --to, else from the name
-of OUT (.cpuprofile, .cpuprofile.gz). -o - (the default) writes to standard
-output; an OUT ending in .gz is gzip-compressed.
+of OUT (the names listed below). -o - (the default) writes to standard
+output; an OUT ending in .gz is gzip-compressed. The writers of analysed
+views (pprof, speedscope, firefox, svg, folded) write the thread's time as
+top and tree compute it, under --view, --from/--until (--to names the format
+here) and the transforms: their self and total times are those of top.
 
-Formats written so far:
-  cpuprofile   V8 .cpuprofile (current form), one thread: the one --thread
-               selects, or the only one. A call graph (XS) is made acyclic
-               first the way XS does it (back edges of a depth-first walk
-               from the root are dropped); the count is reported on stderr.
-  trace        Chrome trace JSON (*.trace.json): every selected thread's
-               Profile/ProfileChunk events and its kept trace events with
-               their args; DevTools reads it into the same ProfileCalls.
-  pprof        pprof protobuf (gzip; sample values: count and CPU ns; lines
-               1-based), for go tool pprof; after the view and transforms.
-  firefox      Firefox Profiler processed profile (version 75; *.firefox.json),
-               one thread per selected thread, samples at their own times
-               (no re-sampling), jsprof's categories and colours, after the
-               view and transforms; loads in the Firefox Profiler.
-  speedscope   speedscope JSON (*.speedscope.json), compact "sampled" form,
-               one profile per thread, weights in ns, after the view and
-               transforms.
-  svg          a self-contained SVG flame graph (icicle) of one thread,
-               coloured by category, with hover titles and click-to-zoom.
-  folded       folded stacks ("frame;frame;frame weight", root first) with
-               weights in ns, after --view, --from/--until (--to names the
-               format here) and the transforms; with several threads each
-               stack starts with its thread.
-`
-
-var writers = map[string]string{"cpuprofile": ".cpuprofile", "folded": ".folded", "trace": ".trace.json", "pprof": ".pb",
-	"svg": ".svg", "firefox": ".firefox.json", "speedscope": ".speedscope.json"}
+Formats written (FORMAT, then the OUT names that choose it):
+` + format.WritersHelp()
 
 func runConvert(e *env, args []string) error {
 	fs := newFlags("convert")
 	common := addCommonFlags(fs)
-	to := fs.String("to", "", "output `FORMAT`: cpuprofile, trace, firefox, speedscope, pprof, svg or folded")
+	want := format.JoinOr(format.WritableNames())
+	to := fs.String("to", "", "output `FORMAT`: "+want)
 	transform := addTransformFlags(fs) // the range ends with --until here
 	out := fs.String("o", "-", "output file (`OUT`); - for standard output")
 	name, err := parseFlags(e, fs, convertUsage, args)
 	if err != nil {
 		return err
 	}
-	format := *to
-	if format == "" {
-		base := strings.TrimSuffix(*out, ".gz")
-		for f, ext := range writers {
-			if strings.HasSuffix(base, ext) {
-				format = f
-			}
+	var f format.Info
+	var ok bool
+	if *to == "" {
+		if f, ok = format.ForOutput(*out); !ok {
+			return usagef("no output format: pass --to FORMAT (%s), or name the output file after one (see -h)", want)
 		}
-		if format == "" {
-			return usagef("no output format: pass --to cpuprofile, or name the output file *.cpuprofile")
-		}
+	} else if f, ok = format.Lookup(*to); !ok || !f.Out {
+		return usagef("unknown --to %q; want %s", *to, want)
 	}
-	if _, ok := writers[format]; !ok {
-		return usagef("unknown --to %q; want cpuprofile, trace, firefox, speedscope, pprof, svg or folded", format)
-	}
-	l, err := load(e, name, loadOptions{common: common, keepArgs: format == "trace"})
+	l, err := load(e, name, loadOptions{common: common, keepArgs: f.Name == "trace"})
 	if err != nil {
 		return err
 	}
@@ -88,13 +64,13 @@ func runConvert(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// pprof is gzip-compressed by its own writer.
-	return writeOutput(*out, e.stdout, format != "pprof", func(w io.Writer) error {
+	// A format that compresses itself (pprof) gets no second gzip layer.
+	return writeOutput(*out, e.stdout, !f.Compresses, func(w io.Writer) error {
 		ids := make([]profile.ThreadID, len(l.threads))
 		for i, ta := range l.threads {
 			ids[i] = ta.id
 		}
-		switch format {
+		switch f.Name {
 		case "folded":
 			return writeFolded(e, w, l, &vo)
 		case "pprof":
