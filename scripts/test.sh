@@ -28,6 +28,9 @@ go vet ./...
 echo "== go test"
 go test -count=1 -timeout 30m ./...
 
+echo "== go test -race (the session is shared by concurrent callers)"
+go test -race -short -count=1 ./session/ ./internal/cli/
+
 echo "== fuzz targets, briefly (run longer with: go test -fuzz=NAME -fuzztime=10m ./PKG)"
 fuzztime=${FUZZTIME:-15s}
 # Every fuzz target of every package (two packages may use the same name).

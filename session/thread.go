@@ -27,6 +27,7 @@ type Thread struct {
 
 	mu    sync.Mutex
 	trees map[string]*lazy[*treeResult]
+	funcs map[string]*lazy[[]calltree.Function]
 }
 
 type integrated struct {
@@ -446,4 +447,27 @@ func (t *Thread) CategoryTimes(ctx context.Context) ([]profile.Time, error) {
 		return nil, err
 	}
 	return category.TimesIn(t.s.Profile, tl, from, to), nil
+}
+
+// SampleIntervals returns the mean and median interval between the
+// thread's samples as the file gives them (0 with fewer than two samples;
+// the median over the positive intervals).
+func (t *Thread) SampleIntervals() (mean, median profile.Time) {
+	times := t.s.Profile.ThreadSamples(t.ID).Time
+	n := len(times)
+	if n < 2 {
+		return 0, 0
+	}
+	mean = (times[n-1] - times[0]) / profile.Time(n-1)
+	d := make([]profile.Time, 0, n-1)
+	for i := 1; i < n; i++ {
+		if dt := times[i] - times[i-1]; dt > 0 {
+			d = append(d, dt)
+		}
+	}
+	if len(d) > 0 {
+		slices.Sort(d)
+		median = d[len(d)/2]
+	}
+	return mean, median
 }

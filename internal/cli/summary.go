@@ -65,20 +65,8 @@ func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
 		evs := devtoolsstats.ThreadEvents(l.profile, ta.id, cs)
 		s.devtools = devtoolsstats.WholeTrace(evs, devtoolsstats.TraceBounds(l.profile))
 	}
-	times := l.profile.ThreadSamples(ta.id).Time
-	if n := len(times); n > 1 {
-		s.meanIntNS = int64(times[n-1]-times[0]) / int64(n-1)
-		d := make([]int64, 0, n-1)
-		for i := 1; i < n; i++ {
-			if dt := int64(times[i] - times[i-1]); dt > 0 {
-				d = append(d, dt)
-			}
-		}
-		if len(d) > 0 {
-			slices.Sort(d)
-			s.medianIntNS = d[len(d)/2]
-		}
-	}
+	mean, median := ta.st.SampleIntervals()
+	s.meanIntNS, s.medianIntNS = int64(mean), int64(median)
 	return s, nil
 }
 

@@ -3,15 +3,17 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/totals"
+	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/report"
+	"github.com/jsprof/jsprof/session"
 )
 
 const topUsage = `Usage: jsprof top [-n N] [--by self|total] [--total SEM] [--lines] [--json] [--thread SEL] FILE
@@ -176,62 +178,36 @@ func loadTrees(e *env, name string, common *commonFlags, transform *transformFla
 		return nil, nil, err
 	}
 	vo, _ := transform.options() // already checked by load
-	sems, err := applyTotals(l, totalSem, vo.IsZero())
+	sems, err := applyTotals(e, l, totalSem, vo)
 	if err != nil {
 		return nil, nil, err
 	}
 	return l, sems, nil
 }
 
-// applyTotals replaces each thread's per-function self and total times by
-// those of the requested semantics (or the thread's default), and returns
-// the semantics used per thread. Only DevTools semantics combine with views
-// and transforms.
-func applyTotals(l *loaded, name string, plain bool) ([]semantics, error) {
-	var forced *totals.Semantics
+// applyTotals sets each thread's per-function table under the semantics
+// named (or the thread's default) and returns the semantics used per
+// thread.
+func applyTotals(e *env, l *loaded, name string, vo view.Options) ([]semantics, error) {
+	var sem *totals.Semantics
 	if name != "" {
 		s, err := totals.ParseSemantics(name)
 		if err != nil {
 			return nil, usagef("--total: %v", err)
 		}
-		if s != totals.DevTools && !plain {
-			return nil, usagef("--total %s applies to the whole profile: it does not combine with --view, --from/--to or the transforms", s)
-		}
-		forced = &s
+		sem = &s
 	}
 	out := make([]semantics, len(l.threads))
 	for i, ta := range l.threads {
-		s, reason := totals.Default(l.profile, ta.id)
-		if forced != nil {
-			s, reason = *forced, ""
-		} else if !plain {
-			s, reason = totals.DevTools, "views and transforms use DevTools semantics"
-		} else if s != totals.DevTools && ta.st.IsTrace() {
-			s, reason = totals.DevTools, "a trace thread's tree holds trace events"
+		fs, err := ta.st.Functions(e.ctx, vo, sem)
+		if errors.Is(err, session.ErrSemanticsWithView) {
+			return nil, usagef("--total %s: %v", name, err)
 		}
-		out[i] = semantics{s, reason}
-		ta.funcs = ta.tree.Funcs
-		if s == totals.DevTools {
-			continue
-		}
-		rows, err := totals.Functions(l.profile, ta.id, s)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s total time: %w", l.name, s, err)
+			return nil, err
 		}
-		byKey := make(map[profile.FunctionKey]int, len(rows))
-		for j, r := range rows {
-			byKey[r.Key] = j
-		}
-		// The session's tree is shared: the other semantics get a copy.
-		ta.funcs = slices.Clone(ta.tree.Funcs)
-		for j := range ta.funcs {
-			f := &ta.funcs[j]
-			if k, ok := byKey[f.Key]; ok {
-				f.Self, f.Total = rows[k].Self, rows[k].Total
-			} else {
-				f.Self, f.Total = 0, 0
-			}
-		}
+		out[i] = semantics{fs.Semantics, fs.Reason}
+		ta.funcs = fs.Funcs
 	}
 	return out, nil
 }
