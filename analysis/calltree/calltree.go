@@ -87,12 +87,6 @@ func BuildWindow(tl *calls.Timeline, from, to profile.Time) *Tree {
 	})
 }
 
-// FromCalls aggregates materialised calls of the timeline's thread, such as
-// those of Timeline.Integrate, nested by their Depth.
-func FromCalls(tl *calls.Timeline, cs []calls.Call) *Tree {
-	return build(tl, func(t *Tree) { calls.Replay(cs, t) })
-}
-
 // newTree returns an empty tree for thread th of p.
 func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
 	thr := &p.Threads[th]
@@ -415,59 +409,4 @@ func (t *Tree) Lines() []LineSelf {
 		return cmp.Compare(a.Line, b.Line)
 	})
 	return out
-}
-
-// StackBuilder aggregates weighted stacks (root first), as views and
-// transforms produce them (analysis/view), into a Tree: a sample's weight is
-// self time of its leaf, total time of every function on its stack (once
-// per stack). Calls count the stacks aggregated.
-type StackBuilder struct {
-	t       *Tree
-	seen    []int32 // per function: the stack number that last counted it
-	nstacks int32
-}
-
-// NewStackBuilder returns a builder for thread th of p.
-func NewStackBuilder(p *profile.Profile, th profile.ThreadID) *StackBuilder {
-	return &StackBuilder{t: newTree(p, th)}
-}
-
-// Add adds one stack of weight w.
-func (b *StackBuilder) Add(frames []profile.FrameID, w profile.Time) {
-	t := b.t
-	if len(t.frameFn) < len(t.Profile.Frames) { // frames added since (event frames)
-		t.frameFn = append(t.frameFn, make([]FuncID, len(t.Profile.Frames)-len(t.frameFn))...)
-	}
-	b.nstacks++
-	n := int32(0)
-	t.TopDown[0].Total += w
-	for _, f := range frames {
-		fn := t.funcID(f)
-		for len(b.seen) < len(t.Funcs) {
-			b.seen = append(b.seen, 0)
-		}
-		n = t.child(n, fn)
-		t.TopDown[n].Total += w
-		if b.seen[fn] != b.nstacks {
-			b.seen[fn] = b.nstacks
-			t.Funcs[fn].Total += w
-		}
-		t.TopDown[n].Calls++
-	}
-	t.TopDown[n].Self += w
-	if n > 0 {
-		t.Funcs[t.TopDown[n].Func].Self += w
-	}
-	t.Calls++
-}
-
-// Finish returns the tree. Root self is the time of stacks left with no
-// frame in the view.
-func (b *StackBuilder) Finish() *Tree {
-	t := b.t
-	t.childIdx = nil
-	for i := range t.Funcs {
-		t.Funcs[i].Calls = 0
-	}
-	return t
 }

@@ -37,8 +37,9 @@ type Entry struct {
 func FromEntries(p *profile.Profile, th profile.ThreadID, entries []Entry, from, to profile.Time) *Tree {
 	t := newTree(p, th)
 	type open struct {
-		node int32
-		end  profile.Time
+		node  int32
+		model profile.NodeID // the call's model node, or NoNode
+		end   profile.Time
 	}
 	stack := make([]open, 0, 64)
 	start := profile.NodeID(t.thread.Nodes.Start)
@@ -53,19 +54,26 @@ func FromEntries(p *profile.Profile, th profile.ThreadID, entries []Entry, from,
 			stack = stack[:len(stack)-1]
 			t.onStack[t.TopDown[n].Func]--
 		}
-		parent := int32(0)
+		parent := open{node: 0, model: profile.NoNode}
 		if len(stack) > 0 {
-			parent = stack[len(stack)-1].node
+			parent = stack[len(stack)-1]
 		}
 		d := min(end, to) - max(e.Start, from)
 		f := t.funcID(e.Frame)
-		n := t.child(parent, f)
+		n := t.child(parent.node, f)
 		nd := &t.TopDown[n]
 		nd.Total += d
 		nd.Self += d
 		nd.Calls++
-		if parent != 0 {
-			t.TopDown[parent].Self -= d
+		if parent.node != 0 {
+			t.TopDown[parent.node].Self -= d
+		}
+		// Per model node too, for per-line costs.
+		if e.Node != profile.NoNode {
+			t.NodeSelf[e.Node-start] += d
+		}
+		if parent.model != profile.NoNode {
+			t.NodeSelf[parent.model-start] -= d
 		}
 		if t.onStack[f] == 0 {
 			t.Funcs[f].Total += d
@@ -73,48 +81,17 @@ func FromEntries(p *profile.Profile, th profile.ThreadID, entries []Entry, from,
 		t.onStack[f]++
 		t.Funcs[f].Calls++
 		t.Calls++
-		stack = append(stack, open{n, end})
+		stack = append(stack, open{n, e.Node, end})
 	}
-	// Self times are final only now: sum them per function and, for calls,
-	// per model node (for per-line costs).
+	// Self times are final only now: sum them per function.
 	for n := 1; n < len(t.TopDown); n++ {
 		nd := &t.TopDown[n]
 		t.Funcs[nd.Func].Self += nd.Self
 	}
-	t.nodeSelfFromEntries(entries, from, to, start)
 	for _, c := range t.topLevel() {
 		t.TopDown[0].Total += t.TopDown[c].Total
 	}
-
 	return t
-}
-
-// nodeSelfFromEntries fills NodeSelf: the self time of each call's model
-// node, as FromEntries computes it.
-func (t *Tree) nodeSelfFromEntries(entries []Entry, from, to profile.Time, start profile.NodeID) {
-	type open struct {
-		node profile.NodeID
-		end  profile.Time
-	}
-	var stack []open
-	for i := range entries {
-		e := &entries[i]
-		end := e.Start + e.Dur
-		if e.Dur == 0 || end < from || e.Start > to {
-			continue
-		}
-		for len(stack) > 0 && stack[len(stack)-1].end <= e.Start {
-			stack = stack[:len(stack)-1]
-		}
-		d := min(end, to) - max(e.Start, from)
-		if e.Node != profile.NoNode {
-			t.NodeSelf[e.Node-start] += d
-		}
-		if len(stack) > 0 && stack[len(stack)-1].node != profile.NoNode {
-			t.NodeSelf[stack[len(stack)-1].node-start] -= d
-		}
-		stack = append(stack, open{e.Node, end})
-	}
 }
 
 // TreeBuilder builds a tree from another tree's functions by adding self

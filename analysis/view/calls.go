@@ -20,14 +20,7 @@ func Calls(p *profile.Profile, cs []calls.Call, from, to, origin profile.Time, o
 	if o.To > 0 {
 		to = min(to, origin+o.To)
 	}
-	match := func(ms []Matcher, f *profile.Frame) bool {
-		for _, m := range ms {
-			if m.Match(p, f) {
-				return true
-			}
-		}
-		return false
-	}
+	match := func(ms []Matcher, f *profile.Frame) bool { return matchAny(p, ms, f) }
 	type open struct {
 		depth   int32
 		dropped bool

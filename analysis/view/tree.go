@@ -37,14 +37,7 @@ func Tree(t *calltree.Tree, opts Options) (*calltree.Tree, []int32) {
 	m := make([]mapped, len(td))
 	m[0] = mapped{out: 0, focused: len(opts.Focus) == 0}
 	b := calltree.NewTreeBuilder(t)
-	match := func(ms []Matcher, f *profile.Frame) bool {
-		for _, x := range ms {
-			if x.Match(p, f) {
-				return true
-			}
-		}
-		return false
-	}
+	match := func(ms []Matcher, f *profile.Frame) bool { return matchAny(p, ms, f) }
 	inView := func(f *profile.Frame) bool {
 		switch opts.View {
 		case JS:
@@ -94,4 +87,14 @@ func Tree(t *calltree.Tree, opts Options) (*calltree.Tree, []int32) {
 		}
 	}
 	return b.Finish(), to
+}
+
+// matchAny reports whether any of ms matches frame f.
+func matchAny(p *profile.Profile, ms []Matcher, f *profile.Frame) bool {
+	for _, m := range ms {
+		if m.Match(p, f) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,35 +1,31 @@
 package folded_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
-	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/view"
-	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/folded"
+	"github.com/jsprof/jsprof/session"
 )
 
 // The folded output's weights add up to jsprof's totals: per leaf to the
 // self times, overall to the sampled time, and per function (counted once
 // per line) to the total times of the same stacks.
 func TestFoldedSumsEqualTotals(t *testing.T) {
-	p, err := format.ReadFile("../../testdata/node/mix.cpuprofile", nil, format.Options{})
+	s, err := session.Load(context.Background(), "../../testdata/node/mix.cpuprofile", session.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := calls.NewTimeline(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := s.Profile
 	fw := folded.NewWriter(p)
-	sb := calltree.NewStackBuilder(p, 0)
-	view.Stacks(tl, view.Options{}, func(s view.Stack) {
-		fw.Add(s.Frames, s.Weight)
-		sb.Add(s.Frames, s.Weight)
-	})
-	tree := sb.Finish()
+	addStacks(t, s, fw)
+	tree, err := s.Threads()[0].Tree(context.Background(), view.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out strings.Builder
 	if _, err := fw.WriteTo(&out); err != nil {
 		t.Fatal(err)
@@ -55,12 +51,8 @@ func TestFoldedSumsEqualTotals(t *testing.T) {
 	if sum != int64(tree.TopDown[0].Total) {
 		t.Errorf("folded weights add up to %d ns, the tree to %d", sum, tree.TopDown[0].Total)
 	}
-	// The whole-profile DevTools tree gives the same self and total times.
-	exact := calltree.Build(tl)
-	if int64(exact.TopDown[0].Total) != sum {
-		t.Errorf("DevTools sampled time %d ns, folded %d", exact.TopDown[0].Total, sum)
-	}
-	for _, f := range exact.Funcs {
+	// The DevTools tree gives the same self and total times.
+	for _, f := range tree.Funcs {
 		label := folded.Label(p, &p.Frames[f.Frame])
 		if self[label] != int64(f.Self) || total[label] != int64(f.Total) {
 			t.Errorf("%s: folded self/total %d/%d, jsprof %d/%d", label, self[label], total[label], f.Self, f.Total)
@@ -79,27 +71,27 @@ func TestParseErrors(t *testing.T) {
 // Folded stacks read back into a profile whose functions keep their self
 // and total times exactly.
 func TestParseProfileRoundTrip(t *testing.T) {
-	p, err := format.ReadFile("../../testdata/node/recursion.cpuprofile", nil, format.Options{})
+	ctx := context.Background()
+	s, err := session.Load(ctx, "../../testdata/node/recursion.cpuprofile", session.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := calls.NewTimeline(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fw := folded.NewWriter(p)
-	view.Stacks(tl, view.Options{}, func(s view.Stack) { fw.Add(s.Frames, s.Weight) })
+	fw := folded.NewWriter(s.Profile)
+	addStacks(t, s, fw)
 	var out strings.Builder
 	fw.WriteTo(&out)
 	q, err := folded.ParseProfile(strings.NewReader(out.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tq, err := calls.NewTimeline(q, 0)
+	want, err := s.Threads()[0].Tree(ctx, view.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, got := calltree.Build(tl), calltree.Build(tq)
+	got, err := session.New("folded", q, session.Options{}).Threads()[0].Tree(ctx, view.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	type st struct{ self, total int64 }
 	byLabel := func(tr *calltree.Tree) map[string]st {
 		m := map[string]st{}
@@ -116,5 +108,18 @@ func TestParseProfileRoundTrip(t *testing.T) {
 	}
 	if !folded.Sniff([]byte(out.String())) || folded.Sniff([]byte(`{"nodes":[]}`)) {
 		t.Error("Sniff")
+	}
+}
+
+// addStacks adds the first thread's stacks, as the session computes them,
+// to fw.
+func addStacks(t *testing.T, s *session.Session, fw *folded.Writer) {
+	t.Helper()
+	ts, err := s.Threads()[0].Stacks(context.Background(), view.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for st := range ts.Stacks {
+		fw.Add(st.Frames, st.Weight)
 	}
 }
