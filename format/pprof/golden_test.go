@@ -85,10 +85,41 @@ func generated() map[string]*pprofile.Profile {
 			Location:          []*pprofile.Location{lMain},
 			Sample:            []*pprofile.Sample{{Location: stack(lMain), Value: []int64{4096, 2}}},
 		},
+		// A Go profile: functions without start_line. main.main is one
+		// frame (pprof shows one function), whatever line its samples and
+		// calls are at; the leaf lines go to the line table.
+		"go-no-start-line": goNoStartLine(),
 		// No samples: one thread with its root.
 		"no-samples": {
 			SampleType: []*pprofile.ValueType{{Type: "cpu", Unit: "microseconds"}},
 			TimeNanos:  5000,
+		},
+	}
+}
+
+// goNoStartLine is a Go CPU profile whose functions have no start line, as
+// runtime/pprof writes them: main.main at four lines (two calling
+// main.work from different lines, two leaves).
+func goNoStartLine() *pprofile.Profile {
+	fMain := &pprofile.Function{ID: 1, Name: "main.main", SystemName: "main.main", Filename: "/src/app/main.go"}
+	fWork := &pprofile.Function{ID: 2, Name: "main.work", SystemName: "main.work", Filename: "/src/app/main.go"}
+	loc := func(id uint64, fn *pprofile.Function, line int64) *pprofile.Location {
+		return &pprofile.Location{ID: id, Address: 0x1000 + id, Line: []pprofile.Line{{Function: fn, Line: line}}}
+	}
+	m26, m27, m25, m30 := loc(1, fMain, 26), loc(2, fMain, 27), loc(3, fMain, 25), loc(4, fMain, 30)
+	w40 := loc(5, fWork, 40)
+	return &pprofile.Profile{
+		SampleType:        []*pprofile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+		DefaultSampleType: "cpu",
+		PeriodType:        &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+		Period:            10_000_000,
+		Function:          []*pprofile.Function{fMain, fWork},
+		Location:          []*pprofile.Location{m26, m27, m25, m30, w40},
+		Sample: []*pprofile.Sample{
+			{Location: []*pprofile.Location{w40, m26}, Value: []int64{58, 580_000_000}},
+			{Location: []*pprofile.Location{w40, m27}, Value: []int64{26, 260_000_000}},
+			{Location: []*pprofile.Location{m25}, Value: []int64{27, 270_000_000}},
+			{Location: []*pprofile.Location{m30}, Value: []int64{25, 250_000_000}},
 		},
 	}
 }

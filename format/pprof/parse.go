@@ -38,9 +38,15 @@ var timeUnits = map[string]int64{"nanoseconds": 1, "microseconds": 1e3, "millise
 //     distinct call path. Frames come from the Location lines, innermost
 //     inlined line first: the function name ("(anonymous)" becomes the
 //     empty name jsprof uses for anonymous functions), the file name as the
-//     URL, the function's 0-based start line (StartLine−1; Line−1 when the
-//     start is unknown) and the column−1 of that line. A location without
-//     lines is a frame named by its address.
+//     URL and the function's 0-based start line (StartLine−1; −1 when the
+//     start is unknown), with the column−1 of the Line when it is at that
+//     start line, else of the first Line at the start line (in Location
+//     table order; −1 if none). A function is thus one
+//     frame whatever line of it a sample is at, as pprof aggregates it by
+//     function; the 1-based line of each sample's innermost Line goes to
+//     the line table (LineTicks: per node and line, the samples' count
+//     value when the profile has one, else one per sample). A location
+//     without lines is a frame named by its address.
 //  4. Synthesize sample times. pprof has none (samples are aggregated), so
 //     each pprof sample becomes one jsprof sample lasting its time value,
 //     laid out one after another from TimeNanos in call-tree order
@@ -134,6 +140,8 @@ type tnode struct {
 type tsample struct {
 	node   int32
 	weight profile.Time
+	line   int32 // 1-based line of the innermost Line; 0 for none
+	ticks  int64 // what the line table counts for this sample
 }
 
 // tthread is a thread while it is built.
@@ -149,6 +157,8 @@ type parser struct {
 	b      *profile.Builder
 	w      weigher
 	frames map[*pprofile.Location][]profile.FrameID // leaf first
+	column map[*pprofile.Function]int32             // 0-based column at the start line, −1 for none
+	count  int                                      // index of a count value, −1 for none
 	nnodes int
 	neg    int64
 }
@@ -159,7 +169,20 @@ func build(in *pprofile.Profile) (*profile.Profile, error) {
 	if err != nil {
 		return nil, &profile.ParseError{Offset: -1, Err: err}
 	}
-	ps := &parser{b: profile.NewBuilder("pprof"), w: w, frames: map[*pprofile.Location][]profile.FrameID{}}
+	ps := &parser{b: profile.NewBuilder("pprof"), w: w, frames: map[*pprofile.Location][]profile.FrameID{},
+		column: map[*pprofile.Function]int32{}, count: -1}
+	ps.count = slices.IndexFunc(in.SampleType, func(vt *pprofile.ValueType) bool {
+		return vt != nil && (vt.Unit == "count" || vt.Type == "samples")
+	})
+	for _, loc := range in.Location {
+		for _, ln := range loc.Line {
+			if fn := ln.Function; fn != nil && fn.StartLine > 0 && ln.Line == fn.StartLine {
+				if _, ok := ps.column[fn]; !ok {
+					ps.column[fn] = zeroBased(ln.Column)
+				}
+			}
+		}
+	}
 	root := ps.b.Frame(profile.Frame{Name: ps.b.Intern("(root)"), Line: -1, Column: -1})
 	var threads []*tthread
 	byKey := map[threadKey]*tthread{}
@@ -190,7 +213,16 @@ func build(in *pprofile.Profile) (*profile.Profile, error) {
 		if err != nil {
 			return nil, &profile.ParseError{Offset: -1, Path: fmt.Sprintf("sample[%d]", si), Err: err}
 		}
-		th.samples = append(th.samples, tsample{n, wt})
+		ts := tsample{node: n, weight: wt, ticks: 1}
+		if len(s.Location) > 0 && len(s.Location[0].Line) > 0 {
+			if l := s.Location[0].Line[0].Line; l > 0 && l <= math.MaxInt32 {
+				ts.line = int32(l)
+			}
+		}
+		if ps.count >= 0 {
+			ts.ticks = s.Value[ps.count]
+		}
+		th.samples = append(th.samples, ts)
 	}
 	p := ps.b.P
 	for _, th := range threads {
@@ -258,8 +290,10 @@ func (ps *parser) locationFrames(loc *pprofile.Location) []profile.FrameID {
 			name = ""
 		}
 		f := profile.Frame{Name: b.Intern(name), URL: b.Intern(fn.Filename), Line: zeroBased(fn.StartLine), Column: -1}
-		if fn.StartLine <= 0 || ln.Line == fn.StartLine {
-			f.Line, f.Column = zeroBased(ln.Line), zeroBased(ln.Column)
+		if fn.StartLine > 0 && ln.Line == fn.StartLine {
+			f.Column = zeroBased(ln.Column) // distinct columns at the start line: distinct functions (jsprof's writer shares a Function between them)
+		} else if c, ok := ps.column[fn]; ok {
+			f.Column = c
 		}
 		fs = append(fs, b.Frame(f))
 	}
@@ -356,6 +390,23 @@ func (ps *parser) finish(th *tthread, origin profile.Time) error {
 	slices.SortStableFunc(th.samples, func(a, b tsample) int { return int(nodes[a.node].order - nodes[b.node].order) })
 	first := int32(p.Samples.Len())
 	t := origin
+	// The line table: per node (in preorder) and line, in order of first
+	// sample; samples of a node are adjacent after the sort.
+	lineAt := map[[2]int32]int{}
+	for i, s := range th.samples {
+		if s.line > 0 && s.ticks > 0 {
+			if i == 0 || th.samples[i-1].node != s.node {
+				clear(lineAt)
+			}
+			k := [2]int32{s.node, s.line}
+			if j, ok := lineAt[k]; ok {
+				p.LineTicks[j].Ticks += s.ticks
+			} else {
+				lineAt[k] = len(p.LineTicks)
+				p.LineTicks = append(p.LineTicks, profile.LineTick{Node: profile.NodeID(base + nodes[s.node].order), Line: s.line, Ticks: s.ticks})
+			}
+		}
+	}
 	for _, s := range th.samples {
 		p.Samples.Node = append(p.Samples.Node, profile.NodeID(base+nodes[s.node].order))
 		p.Samples.Time = append(p.Samples.Time, t)
