@@ -59,7 +59,9 @@ func read(st *input.Stream, opts Options) (*profile.Profile, error) {
 
 // Parse parses a decompressed input held in memory. The format is the first
 // of Formats to claim it: see [Info.Sniff] and [Info.Fallback]; the readable
-// formats without a Sniff (pprof) are tried last, by reading the input.
+// formats without a Sniff (pprof) are tried last, by reading the input, and
+// the first whose error does not wrap profile.ErrUnrecognized gives the
+// error.
 func Parse(data []byte, opts Options) (*profile.Profile, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 {
@@ -70,8 +72,14 @@ func Parse(data []byte, opts Options) (*profile.Profile, error) {
 	}
 	for _, f := range Formats {
 		if f.In && f.Sniff == nil {
-			if p, err := f.parse(data, opts); err == nil {
+			p, err := f.parse(data, opts)
+			if err == nil {
 				return p, nil
+			}
+			if !errors.Is(err, profile.ErrUnrecognized) {
+				// The reader recognised its format and says what is wrong
+				// (a pprof heap profile has no time sample type).
+				return nil, err
 			}
 		}
 	}

@@ -398,3 +398,35 @@ func sampleStacks(p *profile.Profile) []profile.ThreadStacks {
 		}
 	}}}
 }
+
+// TestNotCPU checks that inputs in a format jsprof reads but holding no CPU
+// profile are named as such, not "unrecognized": a pprof heap profile (no
+// sample type is a time) and a V8 heap profile (.heapprofile).
+func TestNotCPU(t *testing.T) {
+	t.Parallel()
+	var heap bytes.Buffer
+	zw := gzip.NewWriter(&heap)
+	// A legacy text heap profile: google/pprof reads it, with byte and
+	// count sample types only.
+	zw.Write([]byte("heap profile: 1: 2 [3: 4] @ heap/1048576\n1: 2 [3: 4] @ 0x1000 0x2000\n"))
+	zw.Close()
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"pprof-heap", heap.Bytes(), "not a CPU profile: no CPU or time sample type"},
+		{"v8-heapprofile", []byte(`{"head":{"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"selfSize":0,"children":[]}}`),
+			"a V8 heap profile (.heapprofile: nodes with selfSize in bytes, no sample times), not a CPU profile"},
+	} {
+		st, err := input.Open("-", bytes.NewReader(tc.in), input.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = read(st, Options{})
+		st.Close()
+		if err == nil || errors.Is(err, profile.ErrUnrecognized) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -207,7 +207,7 @@ func TestErrorCasesBinary(t *testing.T) {
 	cases := []proftest.ErrorCase{
 		{Name: "bytes-only", Comment: "A heap profile: no sample type measures time.",
 			Input: encode(one([]*pprofile.ValueType{{Type: "alloc_space", Unit: "bytes"}, {Type: "alloc_objects", Unit: "count"}}, []int64{1, 2})),
-			Error: `no sample type measures time \(have alloc_space/bytes, alloc_objects/count\); want a unit of nanoseconds, microseconds, milliseconds or seconds, or counts with a time period`},
+			Error: `not a CPU profile: no CPU or time sample type \(have alloc_space/bytes, alloc_objects/count; a heap or allocation profile\?\); want a unit of nanoseconds, microseconds, milliseconds or seconds, or counts with a time period`},
 		{Name: "value-overflow", Comment: "A value in seconds beyond int64 nanoseconds.",
 			Input: encode(one(seconds, []int64{1}, []int64{10_000_000_000})),
 			Error: `sample\[1\]: value 10000000000 overflows int64 nanoseconds`},

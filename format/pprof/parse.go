@@ -118,7 +118,7 @@ func weigherFor(in *pprofile.Profile) (weigher, error) {
 			types = append(types, vt.Type+"/"+vt.Unit)
 		}
 	}
-	return weigher{}, fmt.Errorf("no sample type measures time (have %s); want a unit of nanoseconds, microseconds, milliseconds or seconds, or counts with a time period",
+	return weigher{}, fmt.Errorf("not a CPU profile: no CPU or time sample type (have %s; a heap or allocation profile?); want a unit of nanoseconds, microseconds, milliseconds or seconds, or counts with a time period",
 		strings.Join(types, ", "))
 }
 

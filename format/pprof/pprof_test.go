@@ -36,18 +36,15 @@ func (f fn) String() string { return fmt.Sprintf("%s %s:%d", f.name, f.file, f.l
 // times are a function's self and total time in ns.
 type times struct{ self, total int64 }
 
-// funcOf returns the pprof function of a jsprof frame.
+// funcOf returns the pprof function of a jsprof frame (TestMapping checks
+// FuncName's and FileName's forms).
 func funcOf(p *profile.Profile, f profile.FrameID) fn {
 	fr := &p.Frames[f]
-	name := p.Str(fr.Name)
-	if name == "" {
-		name = "(anonymous)"
-	}
 	line := int64(0)
 	if fr.Line >= 0 {
 		line = int64(fr.Line) + 1
 	}
-	return fn{name, p.Str(fr.URL), line}
+	return fn{pprof.FuncName(p, fr), pprof.FileName(p.Str(fr.URL)), line}
 }
 
 // jsprofTimes returns the self and total time of each function of a tree,
@@ -414,13 +411,19 @@ func TestParseRoundTrip(t *testing.T) {
 			if len(back.Funcs) != len(tree.Funcs) {
 				t.Errorf("%d functions read back, want %d", len(back.Funcs), len(tree.Funcs))
 			}
+			// A function reads back with the name and file pprof shows
+			// (FuncName, FileName).
 			key := func(p *profile.Profile, f calltree.Function) string {
 				k := f.Key
 				return fmt.Sprintf("%q %q %d:%d", p.Str(k.Name), p.Str(p.Frames[f.Frame].URL), k.Line, k.Column)
 			}
+			written := func(p *profile.Profile, f calltree.Function) string {
+				k, fr := f.Key, &p.Frames[f.Frame]
+				return fmt.Sprintf("%q %q %d:%d", pprof.FuncName(p, fr), pprof.FileName(p.Str(fr.URL)), k.Line, k.Column)
+			}
 			byKey := map[string]calltree.Function{}
 			for _, f := range tree.Funcs {
-				byKey[key(p, f)] = f
+				byKey[written(p, f)] = f
 			}
 			agree := 0
 			for _, g := range back.Funcs {
@@ -632,7 +635,8 @@ func TestTraceEvents(t *testing.T) {
 }
 
 // Positions and names: 1-based lines and columns, 0 when unknown, one
-// function per (name, URL, line), "(anonymous)" for the empty name; a root
+// function per (name, URL, line), "(anonymous) FILE:LINE" for the empty
+// name, a file:// URL's local path for the file; a root
 // GC sample (the first sample) and a lone (program) sample between two
 // different stacks survive Parse unchanged.
 func TestMapping(t *testing.T) {
@@ -663,11 +667,11 @@ func TestMapping(t *testing.T) {
 	got := strings.Join(lines, "\n")
 	want := strings.Join([]string{
 		"1 (garbage collector)  start=0 0:0",
-		"2 (anonymous) file:///a.js start=4 4:10",
-		"3 (anonymous) file:///a.js start=1 1:1",
+		"2 (anonymous) a.js:4 /a.js start=4 4:10",
+		"3 (anonymous) a.js:1 /a.js start=1 1:1",
 		"4 (program)  start=0 0:0",
 		"5 JSON.parse  start=0 0:0",
-		"6 (anonymous) file:///a.js start=4 4:31",
+		"6 (anonymous) a.js:4 /a.js start=4 4:31",
 	}, "\n")
 	if got != want {
 		t.Errorf("locations:\n%s\nwant:\n%s", got, want)
@@ -681,6 +685,7 @@ func TestMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := sessionTree(t, q)
+	// Functions read back with the names pprof shows (FuncName).
 	dump := func(tr *calltree.Tree) string {
 		var b strings.Builder
 		fs := slices.Clone(tr.Funcs)
@@ -689,7 +694,7 @@ func TestMapping(t *testing.T) {
 				strings.Compare(tr.Profile.Str(a.Key.Name), tr.Profile.Str(b.Key.Name)))
 		})
 		for _, f := range fs {
-			fmt.Fprintf(&b, "%q %d:%d self=%d total=%d\n", tr.Profile.Str(f.Key.Name), f.Key.Line, f.Key.Column, f.Self, f.Total)
+			fmt.Fprintf(&b, "%q %d:%d self=%d total=%d\n", pprof.FuncName(tr.Profile, &tr.Profile.Frames[f.Frame]), f.Key.Line, f.Key.Column, f.Self, f.Total)
 		}
 		return b.String()
 	}
@@ -780,7 +785,7 @@ func TestParseOther(t *testing.T) {
 		{name: "micros", types: []*pprofile.ValueType{{Type: "wall", Unit: "microseconds"}}, values: [][]int64{{5}, {7}}, wantNS: []profile.Time{5000, 7000}},
 		{name: "counts", types: []*pprofile.ValueType{{Type: "samples", Unit: "count"}}, period: &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 			values: [][]int64{{2}, {3}}, wantNS: []profile.Time{200, 300}},
-		{name: "bytes", types: []*pprofile.ValueType{{Type: "alloc_space", Unit: "bytes"}}, values: [][]int64{{1}, {2}}, wantErr: "no sample type measures time"},
+		{name: "bytes", types: []*pprofile.ValueType{{Type: "alloc_space", Unit: "bytes"}}, values: [][]int64{{1}, {2}}, wantErr: "not a CPU profile: no CPU or time sample type"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pp := &pprofile.Profile{SampleType: tc.types, PeriodType: tc.period, Period: 100,

@@ -100,6 +100,8 @@ type parser struct {
 	samplesOff, deltasOff   int64
 	nodesOff, timestampsOff int64
 	startOff, endOff        int64
+	heapOff                 int64            // offset of the first selfSize of a node (a heap profile); 0 if none
+	heapPath                string           // its JSON path
 	lastURL                 profile.StringID // intern cache
 
 	// Trace chunks (see Assembler): per-sample lines and columns, trace ids
@@ -182,6 +184,9 @@ func (p *parser) parseTop() error {
 			p.hasEnd = err == nil
 		case "samples":
 			p.samplesOff = off
+			if p.heapOff > 0 {
+				return p.heapProfile()
+			}
 			if s.Null() {
 				continue
 			}
@@ -223,7 +228,26 @@ func (p *parser) parseTop() error {
 	if !sawNodes {
 		return p.failf(0, "$", "%w: no nodes or head member (not a .cpuprofile)", profile.ErrUnrecognized)
 	}
+	if p.heapOff > 0 && !p.hasStart && !p.hasEnd && !p.hasDeltas && len(p.timestamps) == 0 {
+		return p.heapProfile()
+	}
 	return nil
+}
+
+// heapProfile returns the error for a V8 sampling heap profile
+// (.heapprofile: a head tree whose nodes have selfSize, allocation samples,
+// no times), which would otherwise read as an empty legacy CPU profile.
+func (p *parser) heapProfile() error {
+	return p.failf(p.heapOff, p.heapPath, "a V8 heap profile (.heapprofile: nodes with selfSize in bytes, no sample times), not a CPU profile; "+
+		"record a CPU profile with node --cpu-prof or DevTools' Performance panel")
+}
+
+// sawSelfSize records the first selfSize member of a node, the mark of a
+// heap profile.
+func (p *parser) sawSelfSize(off int64, path string) {
+	if p.heapOff == 0 {
+		p.heapOff, p.heapPath = off, path+".selfSize"
+	}
 }
 
 // readTime reads startTime/endTime as written: µs in the current format,
@@ -373,6 +397,9 @@ func (p *parser) parseNode() error {
 		// The legacy format keeps the call frame in the node itself.
 		case "functionName", "url", "scriptId", "lineNumber", "columnNumber":
 			err = p.callFrameField(&n, key, true)
+		case "selfSize":
+			p.sawSelfSize(off, path.String())
+			err = s.Skip()
 		default:
 			err = s.Skip()
 		}
@@ -637,6 +664,9 @@ func (p *parser) parseHeadNode(depth int, path *headPath) error {
 			n.deopt, err = p.readDeopt()
 		case "positionTicks":
 			err = p.parsePositionTicks(n, path, ".positionTicks")
+		case "selfSize":
+			p.sawSelfSize(off, path.String())
+			err = s.Skip()
 		case "children":
 			if s.Null() {
 				continue
