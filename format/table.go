@@ -45,6 +45,9 @@ type Info struct {
 	// Compresses tells that the writer gzips its output itself: a ".gz"
 	// output name adds no second layer.
 	Compresses bool
+	// Binary marks output that is not text (not written to a terminal
+	// unless asked for explicitly).
+	Binary bool
 
 	parse  func(data []byte, opts Options) (*profile.Profile, error) // nil unless In
 	stream func(r io.Reader, opts Options) (*profile.Profile, error) // nil: read whole, with parse
@@ -112,10 +115,11 @@ var Formats = []Info{
 		Description: "pprof",
 		Writes: "pprof protobuf (gzip; sample values: count and CPU ns; lines 1-based), for go tool pprof; " +
 			"after the view and transforms.",
-		Exts:       []string{".pb"},
+		Exts:       []string{".pb", ".pprof", ".prof"},
 		In:         true,
 		Out:        true,
 		Compresses: true,
+		Binary:     true,
 		// No Sniff: tried last, by parsing (google/pprof tells its encodings apart).
 		parse: func(data []byte, _ Options) (*profile.Profile, error) { return pprof.Parse(bytes.NewReader(data)) },
 	},

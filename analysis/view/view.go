@@ -22,8 +22,6 @@ package view
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/jsprof/jsprof/profile"
 )
@@ -52,44 +50,6 @@ func ParseView(s string) (View, error) {
 }
 
 func (v View) String() string { return [...]string{"all", "js", "platform"}[v] }
-
-// Matcher matches functions: by name, or by name, URL and 1-based line.
-type Matcher struct {
-	Name    string
-	URL     string
-	Line    int32 // 1-based; 0 means any
-	withURL bool
-}
-
-// ParseMatcher parses "name" or "name@url:line" (the URL may itself contain
-// colons; the line is after the last one).
-func ParseMatcher(s string) (Matcher, error) {
-	name, loc, ok := strings.Cut(s, "@")
-	if !ok {
-		if s == "" {
-			return Matcher{}, fmt.Errorf("empty function name")
-		}
-		return Matcher{Name: s}, nil
-	}
-	m := Matcher{Name: name, URL: loc, withURL: true}
-	if i := strings.LastIndexByte(loc, ':'); i >= 0 {
-		if n, err := strconv.Atoi(loc[i+1:]); err == nil && n > 0 {
-			m.URL, m.Line = loc[:i], int32(n)
-		}
-	}
-	return m, nil
-}
-
-// Match reports whether frame f is the function m names.
-func (m Matcher) Match(p *profile.Profile, f *profile.Frame) bool {
-	if p.Str(f.Name) != m.Name {
-		return false
-	}
-	if !m.withURL {
-		return true
-	}
-	return p.Str(f.URL) == m.URL && (m.Line == 0 || f.Line+1 == m.Line)
-}
 
 // Options selects the view and transforms. The zero value is the "all" view
 // with no transform.

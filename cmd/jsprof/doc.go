@@ -11,7 +11,8 @@ Usage:
 	jsprof top [-n N] [--by self|total] [--total SEM] [--lines] [--json] [--thread SEL] FILE
 	jsprof tree [--bottom-up] [--total SEM] [--depth N] [--min PCT] [--json] [--thread SEL] FILE
 	jsprof calls --json [--entries] [--thread SEL] FILE
-	jsprof convert --to FORMAT [-o OUT] [--thread SEL] FILE
+	jsprof convert --format FORMAT [-o OUT] [--thread SEL] FILE
+	jsprof version
 
 Run "jsprof -h" for details.
 */

@@ -23,15 +23,18 @@ Usage:
   jsprof calls --json [--entries] [--thread SEL] FILE
                                                every estimated JS call (DevTools ProfileCall), or
                                                flame-chart entry, one JSON object per line
-  jsprof convert --to FORMAT [-o OUT] [--thread SEL] FILE
-                                               write another format (so far: cpuprofile)
+  jsprof convert --format FORMAT [-o OUT] [--thread SEL] FILE
+                                               write another format: cpuprofile, trace, speedscope,
+                                               firefox, pprof, folded or svg
+  jsprof version                               the module version and VCS revision of this binary
 
 FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS) or a
 Chrome trace (DevTools Performance recording, chrome://tracing; array or
 object, chunked or not), plain or gzip; the format is detected from the
 content. "-" reads standard input. SEL picks threads: pid:tid or a thread
-name. SEM is devtools, vscode or xsbug. top, tree and calls also take
---view js|platform|all, --from/--to MS, --focus/--merge/--drop FUNC and
+name. SEM is devtools, vscode or xsbug. top, tree, calls and convert also
+take --view js|platform|all, --from/--to MS, --focus/--merge/--drop FUNC
+(a name, a regular expression, name@file.js:LINE or file.js:LINE) and
 --collapse-recursion. Run "jsprof COMMAND -h" for the flags of a command.
 
 Exit status: 0 on success, 1 for an unreadable or invalid input, 2 for a usage error,
@@ -65,6 +68,7 @@ var commands = []command{
 	{"tree", treeUsage, runTree},
 	{"calls", callsUsage, runCalls},
 	{"convert", convertUsage, runConvert},
+	{"version", versionUsage, runVersion},
 }
 
 // Run runs the jsprof command line with args (without the program name) and
@@ -80,6 +84,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, Usage)
 		return 0
+	case "-version", "--version":
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands {
 		if c.name != args[0] {

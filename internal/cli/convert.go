@@ -24,14 +24,17 @@ import (
 
 // convertUsage is the usage text; the formats come from the one table of
 // formats (format.Formats).
-var convertUsage = `Usage: jsprof convert --to FORMAT [-o OUT] [--thread SEL] FILE
+var convertUsage = `Usage: jsprof convert --format FORMAT [-o OUT] [--thread SEL] FILE
 
-Converts FILE to another format. FORMAT comes from --to, else from the name
-of OUT (the names listed below). -o - (the default) writes to standard
-output; an OUT ending in .gz is gzip-compressed. The writers of analysed
-views (pprof, speedscope, firefox, svg, folded) write the thread's time as
-top and tree compute it, under --view, --from/--until (--to names the format
-here) and the transforms: their self and total times are those of top.
+Converts FILE to another format. FORMAT comes from --format, else from the
+name of OUT (the names listed below); a name that says another format than
+--format is refused. Without -o, or with -o -, the output goes to standard
+output (binary output is not written to a terminal unless -o - is given); an
+OUT ending in .gz is gzip-compressed. The writers of analysed views (pprof,
+speedscope, firefox, svg, folded) write the thread's time as top and tree
+compute it, under --view, --from/--to and the transforms: their self and
+total times are those of top. (--to FORMAT and --until MS, the old
+spellings, still work, with a note.)
 
 Formats written (FORMAT, then the OUT names that choose it):
 ` + format.WritersHelp()
@@ -40,21 +43,26 @@ func runConvert(e *env, args []string) error {
 	fs := newFlags("convert")
 	common := addCommonFlags(fs)
 	want := format.JoinOr(format.WritableNames())
-	to := fs.String("to", "", "output `FORMAT`: "+want)
-	transform := addTransformFlags(fs) // the range ends with --until here
-	out := fs.String("o", "-", "output file (`OUT`); - for standard output")
+	formatName := fs.String("format", "", "output `FORMAT`: "+want+" (default: from the name of OUT)")
+	transform := addTransformFlags(fs)
+	transform.formatTo = true
+	out := fs.String("o", "", "output file (`OUT`); - for standard output (the default, but for binary output to a terminal)")
 	name, err := parseFlags(e, fs, convertUsage, args)
 	if err != nil {
 		return err
 	}
-	var f format.Info
-	var ok bool
-	if *to == "" {
-		if f, ok = format.ForOutput(*out); !ok {
-			return usagef("no output format: pass --to FORMAT (%s), or name the output file after one (see -h)", want)
-		}
-	} else if f, ok = format.Lookup(*to); !ok || !f.Out {
-		return usagef("unknown --to %q; want %s", *to, want)
+	for _, n := range transform.notes() {
+		fmt.Fprintln(e.stderr, n)
+	}
+	f, err := outputFormat(*formatName, transform.to.format, *out, want)
+	if err != nil {
+		return err
+	}
+	if f.Binary && *out == "" && isTerminal(e.stdout) {
+		return usagef("%s output is binary: not writing it to a terminal; name a file with -o, or pass -o - to write to standard output anyway", f.Name)
+	}
+	if *out == "" {
+		*out = "-"
 	}
 	l, err := load(e, name, loadOptions{common: common, keepArgs: f.Name == "trace"})
 	if err != nil {
@@ -108,6 +116,30 @@ func runConvert(e *env, args []string) error {
 		}
 		return writeCPUProfile(e, w, l, name, &vo)
 	})
+}
+
+// outputFormat picks the output format from --format (or the deprecated
+// --to FORMAT), else from the name of the output file, and refuses a name
+// that says another format.
+func outputFormat(name, oldName, out, want string) (format.Info, error) {
+	byName, named := format.ForOutput(out)
+	if name == "" {
+		name = oldName
+	}
+	if name == "" {
+		if !named {
+			return format.Info{}, usagef("no output format: pass --format FORMAT (%s), or name the output file after one (see -h)", want)
+		}
+		return byName, nil
+	}
+	f, ok := format.Lookup(name)
+	if !ok || !f.Out {
+		return format.Info{}, usagef("unknown --format %q; want %s", name, want)
+	}
+	if named && byName.Name != f.Name {
+		return format.Info{}, usagef("-o %s names the %s format, but --format %s writes %s: name the file *%s", out, byName.Name, f.Name, f.Name, f.Exts[0])
+	}
+	return f, nil
 }
 
 // threadStacks returns each selected thread's stacks under the view, range

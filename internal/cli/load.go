@@ -47,6 +47,9 @@ type loadOptions struct {
 	// transform is nil for commands without view, range or transform flags.
 	transform *transformFlags
 	keepArgs  bool // keep trace events' args (to write a trace again)
+	// allowEmpty accepts an input without a sampled thread (summary
+	// explains it; other commands fail).
+	allowEmpty bool
 }
 
 // commonFlags are the flags every analysing command takes.
@@ -110,6 +113,12 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		}
 		return nil, err
 	}
+	if err := view.Resolve(l.profile, &vo); err != nil {
+		return nil, err // a *view.NoMatchError: exit 1 with the closest names
+	}
+	if len(ths) == 0 && !opts.allowEmpty {
+		return nil, noThreads(name, l.profile)
+	}
 	ctx := e.ctx
 	for _, st := range ths {
 		ta := &threadAnalysis{id: st.ID, st: st}
@@ -147,7 +156,52 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	if err := s.Categories(ctx); err != nil {
 		return nil, err
 	}
+	if opts.trees && len(l.threads) > 0 {
+		empty := true
+		for _, ta := range l.threads {
+			root := &ta.tree.TopDown[0]
+			empty = empty && root.Total-root.Self == 0 // no function has time
+		}
+		if empty {
+			return nil, emptyTrees(l, &vo)
+		}
+	}
 	return l, nil
+}
+
+// noThreads explains an input without a sampled thread.
+func noThreads(name string, p *profile.Profile) error {
+	hint := "it holds no CPU samples"
+	switch {
+	case p.Format == "chrome-trace" && len(p.Events) == 0 && len(p.Diagnostics) == 0:
+		hint = "the trace holds no events at all"
+	case p.Format == "chrome-trace":
+		hint = "it has no Profile/ProfileChunk events: record Node with --cpu-prof as well as --trace-events-enabled, " +
+			"or Chrome with the disabled-by-default-v8.cpu_profiler category (DevTools' Performance panel does)"
+	}
+	return fmt.Errorf("%s: no thread with CPU samples to show: %s", name, hint)
+}
+
+// emptyTrees explains trees that hold no time: a range past the end, or
+// transforms that leave nothing.
+func emptyTrees(l *loaded, vo *view.Options) error {
+	what := "the transforms leave no time"
+	if vo.From != 0 || vo.To != 0 {
+		var span profile.Time
+		for _, ta := range l.threads {
+			if ts := ta.timeline.Times; len(ts) > 0 {
+				span = max(span, ts[len(ts)-1]-ts[0])
+			}
+		}
+		what = fmt.Sprintf("the range %s–%s holds no time (the samples span 0–%s from the first)",
+			duration(vo.From), duration(vo.To), duration(span))
+		if vo.To == 0 {
+			what = fmt.Sprintf("the range from %s holds no time (the samples span 0–%s from the first)", duration(vo.From), duration(span))
+		}
+	} else if vo.View != view.All && len(vo.Focus)+len(vo.Drop)+len(vo.Merge) == 0 {
+		what = fmt.Sprintf("the %s view leaves no time", vo.View)
+	}
+	return fmt.Errorf("%s: nothing to show: %s", l.name, what)
 }
 
 func (l *loaded) thread(ta *threadAnalysis) *profile.Thread { return &l.profile.Threads[ta.id] }

@@ -78,7 +78,7 @@ func runSummary(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, err := load(e, name, loadOptions{trees: true, common: common})
+	l, err := load(e, name, loadOptions{trees: true, common: common, allowEmpty: true})
 	if err != nil {
 		return err
 	}
@@ -119,24 +119,27 @@ func runSummary(e *env, args []string) error {
 	fmt.Fprintf(w, "file      %s\n", strconv.Quote(name))
 	fmt.Fprintf(w, "format    %s\n", p.Format)
 	fmt.Fprintf(w, "frames    %d\n", len(p.Frames))
+	if len(l.threads) == 0 {
+		fmt.Fprintf(w, "\n%v\n", noThreads(name, p))
+	}
 	for _, ta := range l.threads {
 		s, err := summarize(e, l, ta)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\nthread    pid %d tid %d %q", s.th.PID, s.th.TID, s.th.Name)
+		fmt.Fprintf(w, "\nthread    pid %d tid %d \"%s\"", s.th.PID, s.th.TID, visible(s.th.Name))
 		if s.th.ProcessName != "" {
-			fmt.Fprintf(w, " in %q", s.th.ProcessName)
+			fmt.Fprintf(w, " in \"%s\"", visible(s.th.ProcessName))
 		}
 		fmt.Fprintln(w)
 		if ts := ta.timeline.Times; len(ts) > 0 {
-			fmt.Fprintf(w, "  span      %.3f ms from the first sample to the end of the last\n", (ts[len(ts)-1] - ts[0]).Millis())
+			fmt.Fprintf(w, "  span      %s from the first sample to the end of the last\n", duration(ts[len(ts)-1]-ts[0]))
 		}
 		fmt.Fprintf(w, "  profile   start %s µs, end %s µs (as the file gives them)\n",
 			jsonw.Micros(nil, int64(s.th.Start)), jsonw.Micros(nil, int64(s.th.End)))
 		fmt.Fprintf(w, "  samples   %d, interval mean %s µs, median %s µs\n", s.samples,
 			jsonw.Micros(nil, s.meanIntNS), jsonw.Micros(nil, s.medianIntNS))
-		fmt.Fprintf(w, "  sampled   %.3f ms\n", s.sampled.Millis())
+		fmt.Fprintf(w, "  sampled   %s\n", duration(s.sampled))
 		fmt.Fprintf(w, "  nodes     %d (%s)\n", s.nodes, s.th.Shape)
 		fmt.Fprintf(w, "  calls     %d ProfileCalls\n", s.calls)
 		if n := s.th.Events.Len(); n > 0 {
@@ -145,19 +148,52 @@ func runSummary(e *env, args []string) error {
 		writeCategoryBars(w, p, s.categories)
 		if s.devtools != nil {
 			fmt.Fprintf(w, "  DevTools Summary (whole trace)\n")
+			u := unitFor(s.devtools.Total())
 			for _, c := range s.devtools.Sorted() {
-				fmt.Fprintf(w, "    %-12s %10.3f ms\n", c.Category, c.Time.Millis())
+				fmt.Fprintf(w, "    %-12s %10s %s\n", c.Category, u.fmt(c.Time), u.name)
 			}
-			fmt.Fprintf(w, "    %-12s %10.3f ms\n", devtoolsstats.Idle, s.devtools[devtoolsstats.Idle].Millis())
+			fmt.Fprintf(w, "    %-12s %10s %s\n", devtoolsstats.Idle, u.fmt(s.devtools[devtoolsstats.Idle]), u.name)
 		}
 	}
-	if len(p.Diagnostics) > 0 {
-		fmt.Fprintf(w, "\ndiagnostics\n")
-		for _, d := range p.Diagnostics {
-			fmt.Fprintf(w, "  %s\n", d.Message)
-		}
-	}
+	writeDiagnostics(w, p.Diagnostics)
 	return nil
+}
+
+// benign holds, per diagnostic code, the plain words for an oddity that is
+// normal for its producer and loses nothing; other diagnostics point at
+// real losses or repairs and are listed first, under "diagnostics".
+var benign = map[string]string{
+	"hitcount-mismatch": "V8's per-node hitCounts do not add up to its samples, as is usual in Node and Chrome profiles; " +
+		"nothing is lost: jsprof takes times from the samples",
+}
+
+// writeDiagnostics prints the diagnostics that point at losses or repairs,
+// then, as notes, the benign ones in plain words (each once).
+func writeDiagnostics(w io.Writer, ds profile.Diagnostics) {
+	var losses, notes []string
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if words, ok := benign[d.Code]; ok {
+			if !seen[d.Code] {
+				seen[d.Code] = true
+				notes = append(notes, words+" ("+d.Message+")")
+			}
+			continue
+		}
+		losses = append(losses, d.Message)
+	}
+	if len(losses) > 0 {
+		fmt.Fprintf(w, "\ndiagnostics\n")
+		for _, m := range losses {
+			fmt.Fprintf(w, "  %s\n", m)
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(w, "\nnotes\n")
+		for _, m := range notes {
+			fmt.Fprintf(w, "  %s\n", m)
+		}
+	}
 }
 
 // writeCategoryBars prints time per category with a bar, largest first.
@@ -175,12 +211,13 @@ func writeCategoryBars(w io.Writer, p *profile.Profile, times []profile.Time) {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(times[b], times[a]) })
 	fmt.Fprintf(w, "  categories (from the samples)\n")
+	u := unitFor(times[order[0]])
 	for _, c := range order {
 		if times[c] == 0 {
 			continue
 		}
 		frac := float64(times[c]) / float64(total)
-		fmt.Fprintf(w, "    %-12s %10.3f ms %5.1f%% %s\n", p.Categories[c].Name, times[c].Millis(), 100*frac,
+		fmt.Fprintf(w, "    %-12s %10s %s %5.1f%% %s\n", p.Categories[c].Name, u.fmt(times[c]), u.name, 100*frac,
 			strings.Repeat("█", int(frac*30+0.5)))
 	}
 }

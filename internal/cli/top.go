@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/totals"
@@ -86,12 +85,18 @@ func runTop(e *env, args []string) error {
 			fmt.Fprintln(w)
 		}
 		total := ta.tree.TopDown[0].Total
-		fmt.Fprintf(w, "thread pid %d tid %d %q: %s; total time: %s\n", th.PID, th.TID, th.Name, timeLabel(ta), sems[i])
-		fmt.Fprintf(w, "%10s %6s %10s %6s  %s\n", "self ms", "self%", "total ms", "total%", "function")
-		for _, id := range calltree.Top(p, ta.funcs, order, *n) {
+		fmt.Fprintf(w, "thread pid %d tid %d \"%s\": %s; total time: %s\n", th.PID, th.TID, visible(th.Name), timeLabel(ta), sems[i])
+		ids := calltree.Top(p, ta.funcs, order, *n)
+		var max profile.Time
+		for _, id := range ids {
+			max = maxTime(max, ta.funcs[id].Self, ta.funcs[id].Total)
+		}
+		u := unitFor(max)
+		fmt.Fprintf(w, "%10s %6s %10s %6s  %s\n", u.header("self"), "self%", u.header("total"), "total%", "function")
+		for _, id := range ids {
 			f := &ta.funcs[id]
-			fmt.Fprintf(w, "%10.3f %5.1f%% %10.3f %5.1f%%  %s\n", f.Self.Millis(), pct(f.Self, total),
-				f.Total.Millis(), pct(f.Total, total), funcLabel(p, f))
+			fmt.Fprintf(w, "%10s %5.1f%% %10s %5.1f%%  %s\n", u.fmt(f.Self), pct(f.Self, total),
+				u.fmt(f.Total), pct(f.Total, total), funcLabel(p, f))
 		}
 	}
 	return nil
@@ -103,9 +108,17 @@ func runTop(e *env, args []string) error {
 func timeLabel(ta *threadAnalysis) string {
 	total := ta.tree.TopDown[0].Total
 	if ta.st.IsTrace() {
-		return fmt.Sprintf("%.3f ms in trace events and JS calls", total.Millis())
+		return duration(total) + " in trace events and JS calls"
 	}
-	return fmt.Sprintf("%.3f ms sampled", total.Millis())
+	return duration(total) + " sampled"
+}
+
+func maxTime(ts ...profile.Time) profile.Time {
+	var m profile.Time
+	for _, t := range ts {
+		m = max(m, t)
+	}
+	return m
 }
 
 func pct(x, total profile.Time) float64 {
@@ -124,14 +137,12 @@ func funcLabel(p *profile.Profile, f *calltree.Function) string {
 	if name == "" {
 		name = "(anonymous)"
 	}
-	name = strconv.QuoteToGraphic(name)
-	name = name[1 : len(name)-1]
+	name = visible(name)
 	url := p.Str(p.Frames[f.Frame].URL)
 	if url == "" || k.Event {
 		return name
 	}
-	url = strconv.QuoteToGraphic(url)
-	url = url[1 : len(url)-1]
+	url = visible(url)
 	switch {
 	case k.Line < 0:
 		return name + "  " + url
@@ -247,14 +258,16 @@ func writeLines(w io.Writer, l *loaded, n int, asJSON bool) error {
 		}
 		total := ta.tree.TopDown[0].Total
 		ls := ta.tree.Lines()
-		fmt.Fprintf(w, "thread pid %d tid %d %q: hot lines from positionTicks\n", th.PID, th.TID, th.Name)
+		fmt.Fprintf(w, "thread pid %d tid %d \"%s\": hot lines from positionTicks\n", th.PID, th.TID, visible(th.Name))
 		if len(ls) == 0 {
 			fmt.Fprintln(w, "  (the profile has no positionTicks)")
 			continue
 		}
-		fmt.Fprintf(w, "%10s %6s %7s  %s\n", "self ms", "self%", "ticks", "line  function")
-		for _, x := range limit(ls, n) {
-			fmt.Fprintf(w, "%10.3f %5.1f%% %7d  %-5d %s\n", x.Self.Millis(), pct(x.Self, total), x.Ticks, x.Line,
+		ls = limit(ls, n)
+		u := unitFor(ls[0].Self)
+		fmt.Fprintf(w, "%10s %6s %7s  %s\n", u.header("self"), "self%", "ticks", "line  function")
+		for _, x := range ls {
+			fmt.Fprintf(w, "%10s %5.1f%% %7d  %-5d %s\n", u.fmt(x.Self), pct(x.Self, total), x.Ticks, x.Line,
 				funcLabel(p, &ta.tree.Funcs[x.Func]))
 		}
 	}

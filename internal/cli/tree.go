@@ -82,8 +82,9 @@ func runTree(e *env, args []string) error {
 		if *bottomUp {
 			kind = "bottom-up; total time: " + sems[i].String()
 		}
-		fmt.Fprintf(w, "thread pid %d tid %d %q: %s, %s\n", th.PID, th.TID, th.Name, timeLabel(ta), kind)
-		fmt.Fprintf(w, "%10s %6s %10s  %s\n", "total ms", "total%", "self ms", "function")
+		fmt.Fprintf(w, "thread pid %d tid %d \"%s\": %s, %s\n", th.PID, th.TID, visible(th.Name), timeLabel(ta), kind)
+		pr.u = unitFor(maxTime(nodes[0].Total, total))
+		fmt.Fprintf(w, "%10s %6s %10s  %s\n", pr.u.header("total"), "total%", pr.u.header("self"), "function")
 		pr.text()
 	}
 	if *asJSON {
@@ -101,6 +102,7 @@ type treePrinter struct {
 	min   profile.Time
 	depth int
 	by    calltree.By // child order
+	u     unit        // of the text's times
 }
 
 func (pr *treePrinter) visible(n int32, depth int) bool {
@@ -133,7 +135,7 @@ func (pr *treePrinter) text() {
 		stack = stack[:len(stack)-1]
 		nd := &pr.nodes[it.n]
 		line.Reset()
-		fmt.Fprintf(&line, "%10.3f %5.1f%% %10.3f  %s%s\n", nd.Total.Millis(), pct(nd.Total, pr.total), nd.Self.Millis(),
+		fmt.Fprintf(&line, "%10s %5.1f%% %10s  %s%s\n", pr.u.fmt(nd.Total), pct(nd.Total, pr.total), pr.u.fmt(nd.Self),
 			strings.Repeat("  ", it.depth-1), funcLabel(pr.p, &pr.t.Funcs[nd.Func]))
 		io.WriteString(pr.w, line.String())
 		push(it.n, it.depth+1)
