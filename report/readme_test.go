@@ -20,6 +20,7 @@ var documented = map[string]any{
 	"report.Tree":    Tree{},
 	"report.Call":    Call{},
 	"report.Entry":   Entry{},
+	"report.Diff":    Diff{},
 }
 
 // TestREADMEContracts checks the README's "JSON contracts" section against

@@ -13,6 +13,7 @@ Usage:
 	jsprof calls --json [--entries] [--thread SEL] FILE
 	jsprof convert --format FORMAT [-o OUT] [--thread SEL] FILE
 	jsprof version
+	jsprof diff [-n N] [--by self|total] [--normalize] [--tree] [--json] [--thread SEL] FILE FILE
 
 Run "jsprof -h" for details.
 */

@@ -27,6 +27,9 @@ Usage:
                                                write another format: cpuprofile, trace, speedscope,
                                                firefox, pprof, folded or svg
   jsprof version                               the module version and VCS revision of this binary
+  jsprof diff [-n N] [--by self|total] [--normalize] [--tree] [--json] [--thread SEL] FILE FILE
+                                               change from the first FILE (base) to the second,
+                                               per function or call path; flame graph, pprof pair
 
 FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS) or a
 Chrome trace (DevTools Performance recording, chrome://tracing; array or
@@ -69,6 +72,7 @@ var commands = []command{
 	{"calls", callsUsage, runCalls},
 	{"convert", convertUsage, runConvert},
 	{"version", versionUsage, runVersion},
+	{"diff", diffUsage, runDiff},
 }
 
 // Run runs the jsprof command line with args (without the program name) and

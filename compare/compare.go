@@ -1,0 +1,487 @@
+// Package compare diffs two profiles: per function and per call path, the
+// self and total time of a base and a new profile, and the change.
+//
+// Both sides are read through sessions (package session), with the same
+// view, range, transforms and total-time semantics, so that each side's
+// numbers are those `jsprof top` and `jsprof tree` print for it.
+//
+// Matching. Two files of the same program rarely share script ids, and two
+// machines put the code in different places, so functions are matched by
+// name, URL (with a prefix removed, see Options.Strip), line, column and
+// whether they are trace events (Key); DevTools' own key (name, script id,
+// line, column) is used only within one side. Several functions of one
+// side that fall on one Key are summed.
+//
+// Times are int64 nanoseconds. With Options.Normalize the base times are
+// scaled so that the base's total equals the new total (pprof's -normalize,
+// difffolded.pl -n), rounded to the nanosecond; a delta is new minus
+// (scaled) base. A function's share of its profile is its time over that
+// side's total (the roots of its threads' trees, unscaled).
+package compare
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/jsprof/jsprof/analysis/totals"
+	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
+)
+
+// Options controls Diff. The zero value compares DevTools' trees of every
+// given thread, functions only, with URL prefixes removed automatically and
+// no normalization.
+type Options struct {
+	// View holds the view, range and transforms applied to both sides.
+	View view.Options
+	// Semantics picks the total-time semantics of the per-function table;
+	// nil takes each thread's default (session.Thread.Functions).
+	Semantics *totals.Semantics
+	// Strip lists URL prefixes removed before matching (the first that
+	// matches a URL is removed); nil removes each side's common directory
+	// prefix of file URLs when the two sides' prefixes differ (AutoStrip),
+	// and an empty non-nil slice removes nothing.
+	Strip []string
+	// Normalize scales the base so that its total equals the new total.
+	Normalize bool
+	// Paths also compares call paths (top-down tree nodes).
+	Paths bool
+}
+
+// Side is one side of a comparison: a session's threads (their times are
+// summed).
+type Side struct {
+	Threads []*session.Thread
+}
+
+// Key identifies a function across profiles.
+type Key struct {
+	Name   string
+	URL    string // with the prefix removed
+	Line   int32  // 0-based, −1 unknown
+	Column int32  // 0-based, −1 unknown
+	Event  bool   // a trace event (Layout, FunctionCall, …)
+}
+
+// Times is a function's or path's self and total time, in ns.
+type Times struct {
+	Self, Total profile.Time
+}
+
+// Status says on which sides a function or path has time.
+type Status int
+
+// The statuses.
+const (
+	Same    Status = iota // the same times on both sides
+	Changed               // on both sides, with different times
+	Added                 // only in the new profile
+	Removed               // only in the base profile
+)
+
+func (s Status) String() string { return [...]string{"same", "changed", "added", "removed"}[s] }
+
+// Function is one function of either side.
+type Function struct {
+	Key Key
+	// URL is the function's URL as the new side gives it (the base's for a
+	// removed function), with no prefix removed.
+	URL       string
+	Base, New Times // Base is scaled under Options.Normalize
+	// InBase and InNew say which side's tree has the function.
+	InBase, InNew bool
+}
+
+// Status returns the function's status.
+func (f *Function) Status() Status { return status(f.Base, f.New, f.InBase, f.InNew) }
+
+// Delta returns new minus base.
+func (f *Function) Delta() Times {
+	return Times{f.New.Self - f.Base.Self, f.New.Total - f.Base.Total}
+}
+
+// Path is one call path (a top-down tree node of either side).
+type Path struct {
+	// Funcs indexes Result.Functions: the functions of the path, root
+	// first.
+	Funcs         []int32
+	Base, New     Times
+	InBase, InNew bool
+}
+
+// Status returns the path's status.
+func (p *Path) Status() Status { return status(p.Base, p.New, p.InBase, p.InNew) }
+
+// Delta returns new minus base.
+func (p *Path) Delta() Times { return Times{p.New.Self - p.Base.Self, p.New.Total - p.Base.Total} }
+
+func status(b, n Times, inB, inN bool) Status {
+	switch {
+	case !inB:
+		return Added
+	case !inN:
+		return Removed
+	case b == n:
+		return Same
+	}
+	return Changed
+}
+
+// SideInfo describes one side of a result.
+type SideInfo struct {
+	// Total is the time the side's trees add up to (unscaled), ns.
+	Total profile.Time
+	// Prefix is the URL prefix removed from this side's URLs ("" none).
+	Prefix string
+	// Semantics lists the total-time semantics used, one per thread.
+	Semantics []totals.Semantics
+}
+
+// Result is a comparison.
+type Result struct {
+	Base, New SideInfo
+	// Scale is the factor applied to the base's times (1 without
+	// Normalize).
+	Scale float64
+	// Functions holds every function of either side, the largest absolute
+	// change of self time first (then of total time, then by key).
+	Functions []Function
+	// Paths holds every call path of either side when Options.Paths is
+	// set, the largest absolute change of self time first.
+	Paths []Path
+}
+
+// Pct returns t as a percentage of total (0 when total is 0).
+func Pct(t, total profile.Time) float64 {
+	if total <= 0 {
+		return 0
+	}
+	return 100 * float64(t) / float64(total)
+}
+
+// side is what Diff collects of one side.
+type side struct {
+	total profile.Time
+	sems  []totals.Semantics
+	funcs map[int32]Times // by key index
+	urls  map[int32]string
+	paths map[string]Times // by path (key indexes as uvarints)
+}
+
+// Diff compares base with new under opts.
+//
+//  1. Each side's per-function table (session.Thread.Functions) and, for
+//     paths, its top-down tree are computed under the same options.
+//  2. URL prefixes are chosen (Options.Strip or AutoStrip) and every
+//     function gets its Key; the same Key on one side is summed.
+//  3. The base is scaled when normalizing; rows are sorted.
+func Diff(ctx context.Context, base, new Side, opts Options) (*Result, error) {
+	res := &Result{Scale: 1}
+	var bp, np string
+	if opts.Strip == nil {
+		bp, np = AutoStrip(base, new)
+	}
+	res.Base.Prefix, res.New.Prefix = bp, np
+	keys := &keyTable{index: map[Key]int32{}}
+	b, err := collect(ctx, base, opts, keys, bp)
+	if err != nil {
+		return nil, err
+	}
+	n, err := collect(ctx, new, opts, keys, np)
+	if err != nil {
+		return nil, err
+	}
+	res.Base.Total, res.New.Total = b.total, n.total
+	res.Base.Semantics, res.New.Semantics = b.sems, n.sems
+	if opts.Normalize && b.total > 0 {
+		res.Scale = float64(n.total) / float64(b.total)
+	}
+	scale := func(t Times) Times {
+		if res.Scale == 1 {
+			return t
+		}
+		return Times{profile.Time(math.Round(float64(t.Self) * res.Scale)), profile.Time(math.Round(float64(t.Total) * res.Scale))}
+	}
+	// Functions, indexed like the key table so that paths can refer to them.
+	res.Functions = make([]Function, len(keys.keys))
+	for i, k := range keys.keys {
+		f := &res.Functions[i]
+		f.Key = k
+		bt, inB := b.funcs[int32(i)]
+		nt, inN := n.funcs[int32(i)]
+		f.Base, f.New, f.InBase, f.InNew = scale(bt), nt, inB, inN
+		f.URL = n.urls[int32(i)]
+		if !inN {
+			f.URL = b.urls[int32(i)]
+		}
+	}
+	order := make([]int32, len(res.Functions))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(x, y int32) int {
+		fx, fy := &res.Functions[x], &res.Functions[y]
+		return byChange(fx.Delta(), fy.Delta(), func() int { return compareKeys(fx.Key, fy.Key) })
+	})
+	renum := make([]int32, len(order))
+	sorted := make([]Function, len(order))
+	for to, from := range order {
+		renum[from] = int32(to)
+		sorted[to] = res.Functions[from]
+	}
+	res.Functions = sorted
+	if opts.Paths {
+		all := map[string]bool{}
+		for k := range b.paths {
+			all[k] = true
+		}
+		for k := range n.paths {
+			all[k] = true
+		}
+		for k := range all {
+			bt, inB := b.paths[k]
+			nt, inN := n.paths[k]
+			p := Path{Base: scale(bt), New: nt, InBase: inB, InNew: inN}
+			for rest := []byte(k); len(rest) > 0; {
+				v, w := binary.Uvarint(rest)
+				rest = rest[w:]
+				p.Funcs = append(p.Funcs, renum[v])
+			}
+			res.Paths = append(res.Paths, p)
+		}
+		slices.SortFunc(res.Paths, func(x, y Path) int {
+			return byChange(x.Delta(), y.Delta(), func() int { return slices.Compare(x.Funcs, y.Funcs) })
+		})
+	}
+	return res, nil
+}
+
+// byChange orders by the absolute change of self time, then of total
+// time, largest first, then by tie.
+func byChange(a, b Times, tie func() int) int {
+	if c := cmp.Compare(abs(b.Self), abs(a.Self)); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(abs(b.Total), abs(a.Total)); c != 0 {
+		return c
+	}
+	return tie()
+}
+
+func abs(t profile.Time) profile.Time {
+	if t < 0 {
+		return -t
+	}
+	return t
+}
+
+func compareKeys(a, b Key) int {
+	return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.URL, b.URL), cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Column, b.Column), boolCmp(a.Event, b.Event))
+}
+
+func boolCmp(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// keyTable interns keys.
+type keyTable struct {
+	keys  []Key
+	index map[Key]int32
+}
+
+func (t *keyTable) id(k Key) int32 {
+	if i, ok := t.index[k]; ok {
+		return i
+	}
+	i := int32(len(t.keys))
+	t.keys = append(t.keys, k)
+	t.index[k] = i
+	return i
+}
+
+// KeyOf returns the key of frame f of p with prefix removed from its URL.
+func KeyOf(p *profile.Profile, f profile.FrameID, prefix string) Key {
+	fr := &p.Frames[f]
+	if fr.Kind == profile.KindEvent {
+		return Key{Name: p.Str(fr.Name), Line: -1, Column: -1, Event: true}
+	}
+	return Key{Name: p.Str(fr.Name), URL: strings.TrimPrefix(p.Str(fr.URL), prefix), Line: fr.Line, Column: fr.Column}
+}
+
+// collect computes one side's functions and paths.
+func collect(ctx context.Context, s Side, opts Options, keys *keyTable, prefix string) (*side, error) {
+	out := &side{funcs: map[int32]Times{}, urls: map[int32]string{}}
+	if opts.Paths {
+		out.paths = map[string]Times{}
+	}
+	if len(s.Threads) == 0 {
+		return nil, fmt.Errorf("compare: a side has no thread")
+	}
+	for _, th := range s.Threads {
+		p := th.Session().Profile
+		tree, err := th.Tree(ctx, opts.View)
+		if err != nil {
+			return nil, err
+		}
+		fs, err := th.Functions(ctx, opts.View, opts.Semantics)
+		if err != nil {
+			return nil, err
+		}
+		out.sems = append(out.sems, fs.Semantics)
+		out.total += tree.TopDown[0].Total
+		kid := make([]int32, len(fs.Funcs)) // FuncID → key index
+		for i := range fs.Funcs {
+			f := &fs.Funcs[i]
+			k := keys.id(keyFor(p, f.Frame, opts.Strip, prefix))
+			kid[i] = k
+			t := out.funcs[k]
+			t.Self += f.Self
+			t.Total += f.Total
+			out.funcs[k] = t
+			if _, ok := out.urls[k]; !ok && !f.Key.Event {
+				out.urls[k] = p.Str(p.Frames[f.Frame].URL)
+			}
+		}
+		if !opts.Paths {
+			continue
+		}
+		// The path of each node as key indexes; a parent's index is below
+		// its child's.
+		td := tree.TopDown
+		path := make([]string, len(td))
+		var buf []byte
+		for n := 1; n < len(td); n++ {
+			buf = append(buf[:0], path[td[n].Parent]...)
+			buf = binary.AppendUvarint(buf, uint64(kid[td[n].Func]))
+			path[n] = string(buf)
+			t := out.paths[path[n]]
+			t.Self += td[n].Self
+			t.Total += td[n].Total
+			out.paths[path[n]] = t
+		}
+	}
+	return out, nil
+}
+
+// keyFor returns the key of a frame: with the first matching prefix of
+// strip removed, or with prefix removed when strip is nil.
+func keyFor(p *profile.Profile, f profile.FrameID, strip []string, prefix string) Key {
+	return KeyOf(p, f, StripFunc(strip, prefix)(p.Str(p.Frames[f].URL)))
+}
+
+// StripFunc returns the prefix to remove from a URL under strip (the first
+// that matches) or, when strip is nil, the side's automatic prefix.
+func StripFunc(strip []string, auto string) func(url string) string {
+	return func(u string) string {
+		if strip == nil {
+			if strings.HasPrefix(u, auto) {
+				return auto
+			}
+			return ""
+		}
+		for _, s := range strip {
+			if s != "" && strings.HasPrefix(u, s) {
+				return s
+			}
+		}
+		return ""
+	}
+}
+
+// AutoStrip returns the prefixes to remove from each side's URLs so that
+// the same program installed in two places matches: each side's longest
+// common directory prefix of its file URLs (file://… or absolute paths),
+// or "" for both when the two are equal (the same place) or a side has no
+// file URL.
+func AutoStrip(base, new Side) (basePrefix, newPrefix string) {
+	bp, bok := commonDir(base)
+	np, nok := commonDir(new)
+	if !bok || !nok || bp == np {
+		return "", ""
+	}
+	return bp, np
+}
+
+// commonDir returns the longest common prefix, ending in '/', of the file
+// URLs of the side's profiles.
+func commonDir(s Side) (string, bool) {
+	var prefix string
+	found := false
+	seen := map[*profile.Profile]bool{}
+	for _, th := range s.Threads {
+		p := th.Session().Profile
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		for i := range p.Frames {
+			u := p.Str(p.Frames[i].URL)
+			if !isFileURL(u) {
+				continue
+			}
+			if !found {
+				prefix, found = u, true
+				continue
+			}
+			j := 0
+			for j < len(prefix) && j < len(u) && prefix[j] == u[j] {
+				j++
+			}
+			prefix = prefix[:j]
+		}
+	}
+	if !found {
+		return "", false
+	}
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		return prefix[:i+1], true
+	}
+	return "", true
+}
+
+func isFileURL(u string) bool {
+	return strings.HasPrefix(u, "file://") || strings.HasPrefix(u, "/") ||
+		len(u) > 2 && u[1] == ':' && (u[2] == '\\' || u[2] == '/')
+}
+
+// WithURLs returns a shallow copy of p whose frames' URLs have the prefix
+// that strip returns for them removed (p is not modified), for writing a
+// side as the comparison matched it (e.g. a pprof pair for
+// `go tool pprof -diff_base`).
+func WithURLs(p *profile.Profile, strip func(url string) string) *profile.Profile {
+	q := *p
+	q.Frames = slices.Clone(p.Frames)
+	q.Strings = slices.Clip(p.Strings)
+	ids := map[profile.StringID]profile.StringID{}
+	for i := range q.Frames {
+		fr := &q.Frames[i]
+		if id, ok := ids[fr.URL]; ok {
+			fr.URL = id
+			continue
+		}
+		u := p.Str(fr.URL)
+		pre := strip(u)
+		if pre == "" {
+			ids[fr.URL] = fr.URL
+			continue
+		}
+		id := profile.StringID(len(q.Strings))
+		q.Strings = append(q.Strings, strings.TrimPrefix(u, pre))
+		ids[fr.URL] = id
+		fr.URL = id
+	}
+	return &q
+}
