@@ -17,13 +17,26 @@
 //     weights and the count the thread's samples (of distinct times) that
 //     fall in those stacks' spans; locations leaf first.
 //   - One Function per distinct (name, URL, line) and kind: Filename is the
-//     URL and StartLine the 1-based line (0 when unknown). Anonymous
-//     functions are named "(anonymous)", as DevTools shows them. A trace
-//     event on the stack (a frame of kind profile.KindEvent, such as Layout
-//     or FunctionCall) is a function of its own, with no file.
+//     file pprof can open (see FileName: a file:// URL becomes its local
+//     path, an http(s) URL host and path) and StartLine the 1-based line (0
+//     when unknown). Anonymous functions are named "(anonymous)" followed by
+//     where they start ("(anonymous) server.js:16", see FuncName), so that
+//     pprof, which keys functions by name, keeps them apart. A trace event
+//     on the stack (a frame of kind profile.KindEvent, such as Layout or
+//     FunctionCall) is a function of its own, with no file.
 //   - One Location per jsprof frame, with one Line: the function, the
 //     1-based line and the 1-based column (0 when unknown). jsprof lines and
 //     columns are 0-based with −1 for unknown; pprof's are 1-based with 0.
+//   - Source lines: when Options.Lines gives a function's per-line self
+//     time (`jsprof top --lines`: positionTicks, or a trace's per-sample
+//     lines), each sample the function ends is split over those lines in
+//     proportion to their self times, the leaf being a Location of the
+//     function at that line (column 0): `go tool pprof -list` then shows
+//     each line's flat time as `top --lines` gives it, and the function's
+//     flat and cum are unchanged. Self time the lines do not account for
+//     (rounding, nodes without ticks) stays at the frame's own Location,
+//     the function's first line. Callers' Locations stay at the called
+//     function's first line: V8 does not record call sites.
 //   - Labels: "thread" is the thread's name (else "tid N") on every sample;
 //     when several threads are written, numeric labels "pid" and "tid" say
 //     which thread.
@@ -40,10 +53,16 @@
 package pprof
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
+	"math/bits"
+	neturl "net/url"
+	"path"
 	"slices"
+	"strings"
 
 	pprofile "github.com/google/pprof/profile"
 	"github.com/jsprof/jsprof/profile"
@@ -55,6 +74,18 @@ type Options struct {
 	// View names the view of the stacks; a name other than "" and "all"
 	// is written in a comment ("view: js").
 	View string
+	// Lines, if not nil, gives per thread (by ThreadID) the self time of
+	// functions' source lines, for the stacks of that thread: see the
+	// package documentation. nil writes one Location per frame.
+	Lines map[profile.ThreadID][]LineSelf
+}
+
+// LineSelf is the self time of one source line of a function, as `jsprof
+// top --lines` computes it.
+type LineSelf struct {
+	Frame profile.FrameID // the function, as the thread's stacks name it
+	Line  int32           // 1-based
+	Self  profile.Time    // ns
 }
 
 // funcKey identifies a pprof Function.
@@ -73,6 +104,25 @@ type writer struct {
 	samples map[string]*pprofile.Sample
 	key     []byte
 	stack   []*pprofile.Location
+	// leaf holds, for each Sample (by index), the written thread and
+	// frame that end it.
+	leaf []leafOf
+	// flat holds each frame's flat time and count by written thread.
+	flat map[leafOf][2]int64
+	// lineLocs holds the Locations of frames at given lines.
+	lineLocs map[lineLoc]*pprofile.Location
+}
+
+// leafOf is a frame of a written thread.
+type leafOf struct {
+	ti    int
+	frame profile.FrameID
+}
+
+// lineLoc is a frame at a 1-based line.
+type lineLoc struct {
+	frame profile.FrameID
+	line  int32
 }
 
 // Write writes the stacks of p's threads as a gzipped pprof profile (see
@@ -108,9 +158,11 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			PeriodType:        &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 			Comments:          []string{"source format: " + p.Format},
 		},
-		locs:    make([]*pprofile.Location, len(p.Frames)),
-		funcs:   map[funcKey]*pprofile.Function{},
-		samples: map[string]*pprofile.Sample{},
+		locs:     make([]*pprofile.Location, len(p.Frames)),
+		funcs:    map[funcKey]*pprofile.Function{},
+		samples:  map[string]*pprofile.Sample{},
+		flat:     map[leafOf][2]int64{},
+		lineLocs: map[lineLoc]*pprofile.Location{},
 	}
 	if opts.View != "" && opts.View != "all" {
 		wr.out.Comments = append(wr.out.Comments, "view: "+opts.View)
@@ -169,6 +221,9 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			}
 		}
 	}
+	if opts.Lines != nil {
+		wr.splitLines(stacks, opts.Lines)
+	}
 	if len(intervals) > 0 {
 		slices.Sort(intervals)
 		wr.out.Period = int64(intervals[len(intervals)/2])
@@ -190,6 +245,9 @@ func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight prof
 		wr.stack = append(wr.stack, loc)
 		wr.key = binary.AppendUvarint(wr.key, loc.ID)
 	}
+	leaf := leafOf{ti, frames[len(frames)-1]}
+	fl := wr.flat[leaf]
+	wr.flat[leaf] = [2]int64{fl[0] + count, fl[1] + int64(weight)}
 	if smp, ok := wr.samples[string(wr.key)]; ok {
 		smp.Value[0] += count
 		smp.Value[1] += int64(weight)
@@ -203,6 +261,7 @@ func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight prof
 	}
 	wr.samples[string(wr.key)] = smp
 	wr.out.Sample = append(wr.out.Sample, smp)
+	wr.leaf = append(wr.leaf, leaf)
 	return nil
 }
 
@@ -216,17 +275,15 @@ func (wr *writer) location(f profile.FrameID) *pprofile.Location {
 	k := funcKey{fr.Name, fr.URL, fr.Line, fr.Kind == profile.KindEvent}
 	fn := wr.funcs[k]
 	if fn == nil {
-		name := wr.p.Str(fr.Name)
-		if name == "" {
-			name = "(anonymous)"
-		}
+		file := FileName(wr.p.Str(fr.URL))
+		name := FuncName(wr.p, fr)
 		// SystemName stays empty: pprof's demangler takes a name with
 		// brackets for C++ when SystemName equals Name, and strips its
 		// "parameters" (RegExp: \b(\d+)\b would become RegExp: \b\b).
 		fn = &pprofile.Function{
 			ID:        uint64(len(wr.out.Function) + 1),
 			Name:      name,
-			Filename:  wr.p.Str(fr.URL),
+			Filename:  file,
 			StartLine: oneBased(fr.Line),
 		}
 		wr.funcs[k] = fn
@@ -248,4 +305,257 @@ func oneBased(x int32) int64 {
 		return 0
 	}
 	return int64(x) + 1
+}
+
+// FileName returns the file name Write gives pprof for a frame's URL, one
+// that `go tool pprof -list` can open, directly or with -source_path and
+// -trim_path:
+//
+//   - a file:// URL becomes its local path (file:///srv/app/server.js is
+//     /srv/app/server.js; file:///C:/app/x.js is C:/app/x.js);
+//   - an http(s) URL loses its scheme, query and fragment
+//     (https://example.com/static/app.js?v=2 is example.com/static/app.js):
+//     pprof looks for such a relative name under each -source_path
+//     directory (as `wget -r` lays a site out), strips a -trim_path prefix
+//     ("example.com"; pprof splits -trim_path at colons, so a host with a
+//     port can't be trimmed) and, with neither, strips everything up to a
+//     directory named like a -source_path directory ("static");
+//   - anything else (node:internal/…, a plain path, "") is kept as it is.
+func FileName(url string) string {
+	switch {
+	case strings.HasPrefix(url, "file://"):
+		u, err := neturl.Parse(url)
+		if err != nil || u.Path == "" {
+			return url
+		}
+		p := u.Path
+		if len(p) >= 3 && p[0] == '/' && p[2] == ':' && isLetter(p[1]) {
+			p = p[1:] // file:///C:/x: a Windows drive
+		} else if u.Host != "" && u.Host != "localhost" {
+			p = "//" + u.Host + p // file://server/share/x: a UNC path
+		}
+		return p
+	case strings.HasPrefix(url, "http://"), strings.HasPrefix(url, "https://"):
+		u, err := neturl.Parse(url)
+		if err != nil || u.Host == "" {
+			return url
+		}
+		return u.Host + u.EscapedPath()
+	}
+	return url
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// FuncName returns the function name Write gives pprof for frame fr of p:
+// its name, or for an anonymous function "(anonymous)" and where it
+// starts, as a file's base name and 1-based line ("(anonymous)
+// server.js:16"); a script without a URL is named "VM<script id>", as
+// DevTools names it. pprof keys functions by name (-top, -peek, -list), so
+// anonymous functions must have names of their own.
+func FuncName(p *profile.Profile, fr *profile.Frame) string {
+	if name := p.Str(fr.Name); name != "" {
+		return name
+	}
+	where := path.Base(FileName(p.Str(fr.URL)))
+	switch {
+	case p.Str(fr.URL) != "":
+	case p.Str(fr.ScriptID) != "" && p.Str(fr.ScriptID) != "0":
+		where = "VM" + p.Str(fr.ScriptID)
+	default:
+		where = ""
+	}
+	switch {
+	case fr.Line >= 0 && where != "":
+		return fmt.Sprintf("(anonymous) %s:%d", where, fr.Line+1)
+	case fr.Line >= 0:
+		return fmt.Sprintf("(anonymous) line %d", fr.Line+1)
+	case where != "":
+		return "(anonymous) " + where
+	}
+	return "(anonymous)"
+}
+
+// splitLines splits the samples that end in a frame with a line table
+// over its lines (see the package documentation). For each frame (of a
+// written thread) with lines, Self_i each, and flat time F, let den =
+// max(F, ΣSelf): line i gets ⌊F·Self_i/den⌋ ns in all (Self_i when the
+// lines add up to at most F, as `top --lines` gives them), shared among
+// the frame's samples in proportion to their ns (see apportion); what is
+// left of each sample stays at the frame's own Location. Counts are split
+// alike, in proportion to the same figures.
+func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.ThreadID][]LineSelf) {
+	// 1. Each frame's lines, merged by line, sorted.
+	type split struct {
+		lines   []LineSelf
+		den     int64
+		samples []int // indices into wr.out.Sample
+	}
+	splits := map[leafOf]*split{}
+	for ti, ts := range stacks {
+		byFrame := map[profile.FrameID][]LineSelf{}
+		for _, ls := range tables[ts.Thread] {
+			if ls.Self > 0 && ls.Line > 0 && ls.Frame >= 0 && int(ls.Frame) < len(wr.p.Frames) {
+				byFrame[ls.Frame] = append(byFrame[ls.Frame], ls)
+			}
+		}
+		for f, lines := range byFrame {
+			fl := wr.flat[leafOf{ti, f}]
+			if fl[1] <= 0 {
+				continue
+			}
+			slices.SortFunc(lines, func(a, b LineSelf) int { return cmp.Compare(a.Line, b.Line) })
+			merged := lines[:0]
+			var sum int64
+			for _, ls := range lines {
+				sum += int64(ls.Self)
+				if n := len(merged); n > 0 && merged[n-1].Line == ls.Line {
+					merged[n-1].Self += ls.Self
+					continue
+				}
+				merged = append(merged, ls)
+			}
+			splits[leafOf{ti, f}] = &split{lines: merged, den: max(fl[1], sum)}
+		}
+	}
+	if len(splits) == 0 {
+		return
+	}
+	// 2. Each frame's samples, split.
+	for j := range wr.out.Sample {
+		if sp := splits[wr.leaf[j]]; sp != nil {
+			sp.samples = append(sp.samples, j)
+		}
+	}
+	parts := make([][2][]int64, len(wr.out.Sample)) // by sample: [count, ns] by line
+	self := []int64{}
+	w := []int64{}
+	for _, sp := range splits {
+		self = self[:0]
+		for _, ls := range sp.lines {
+			self = append(self, int64(ls.Self))
+		}
+		for v := range 2 {
+			w = w[:0]
+			for _, j := range sp.samples {
+				w = append(w, wr.out.Sample[j].Value[v])
+			}
+			for k, sh := range apportion(w, self, sp.den) {
+				parts[sp.samples[k]][v] = sh
+			}
+		}
+	}
+	// 3. The samples again, in their order, each followed by its lines.
+	in := wr.out.Sample
+	wr.out.Sample = make([]*pprofile.Sample, 0, len(in))
+	for j, smp := range in {
+		sp := splits[wr.leaf[j]]
+		if sp == nil {
+			wr.out.Sample = append(wr.out.Sample, smp)
+			continue
+		}
+		rest := [2]int64{smp.Value[0], smp.Value[1]}
+		for v := range 2 {
+			for _, x := range parts[j][v] {
+				rest[v] -= x
+			}
+		}
+		if rest != [2]int64{} {
+			smp.Value = []int64{rest[0], rest[1]}
+			wr.out.Sample = append(wr.out.Sample, smp)
+		}
+		for i, ls := range sp.lines {
+			c, ns := parts[j][0][i], parts[j][1][i]
+			if c == 0 && ns == 0 {
+				continue
+			}
+			locs := slices.Clone(smp.Location)
+			locs[0] = wr.lineLocation(wr.leaf[j].frame, ls.Line)
+			wr.out.Sample = append(wr.out.Sample, &pprofile.Sample{
+				Location: locs,
+				Value:    []int64{c, ns},
+				Label:    smp.Label,
+				NumLabel: smp.NumLabel,
+			})
+		}
+	}
+}
+
+// apportion shares line i's part of the values w (one per sample, ≥ 0,
+// Σw = W) among the samples: W·self_i/den in all, rounded down
+// (self_i ≤ den, Σself ≤ den; W ≤ den when W is in ns). It returns
+// shares[k][i] ≥ 0 with Σ_i shares[k][i] ≤ w[k] and Σ_k shares[k][i] =
+// ⌊W·self_i/den⌋:
+//
+//  1. each sample first gets ⌊w_k·self_i/den⌋ of line i, which leaves it
+//     some room (w_k less its shares) and line i a few units short;
+//  2. the units lines are short (fewer than the samples for each line)
+//     fill the samples' room in order, as two cursors walk the lines and
+//     the samples. The room suffices: in all it is W less the shares of
+//     step 1, at least ⌊W·Σself/den⌋ less them.
+func apportion(w, self []int64, den int64) [][]int64 {
+	shares := make([][]int64, len(w))
+	short := make([]int64, len(self))
+	room := make([]int64, len(w))
+	var total int64
+	for _, x := range w {
+		total += x
+	}
+	for i, s := range self {
+		short[i] = scale(total, s, den)
+	}
+	for k, x := range w {
+		shares[k] = make([]int64, len(self))
+		room[k] = x
+		for i, s := range self {
+			sh := scale(x, s, den)
+			shares[k][i] = sh
+			short[i] -= sh
+			room[k] -= sh
+		}
+	}
+	k := 0
+	for i := range self {
+		for short[i] > 0 && k < len(w) {
+			d := min(short[i], room[k])
+			shares[k][i] += d
+			short[i] -= d
+			room[k] -= d
+			if room[k] == 0 {
+				k++
+			}
+		}
+	}
+	return shares
+}
+
+// scale returns ⌊x·self/den⌋ (0 unless all three are positive), the
+// product taken in 128 bits; x·self/den must fit in an int64.
+func scale(x, self, den int64) int64 {
+	if x <= 0 || self <= 0 || den <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(x), uint64(self))
+	if hi >= uint64(den) {
+		return math.MaxInt64 // the quotient overflows: not for the callers' arguments
+	}
+	q, _ := bits.Div64(hi, lo, uint64(den))
+	return int64(q)
+}
+
+// lineLocation returns the Location of frame f at 1-based line line,
+// adding it if needed.
+func (wr *writer) lineLocation(f profile.FrameID, line int32) *pprofile.Location {
+	k := lineLoc{f, line}
+	if loc := wr.lineLocs[k]; loc != nil {
+		return loc
+	}
+	fn := wr.location(f).Line[0].Function
+	loc := &pprofile.Location{
+		ID:   uint64(len(wr.out.Location) + 1),
+		Line: []pprofile.Line{{Function: fn, Line: int64(line)}},
+	}
+	wr.lineLocs[k] = loc
+	wr.out.Location = append(wr.out.Location, loc)
+	return loc
 }
