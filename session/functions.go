@@ -29,7 +29,9 @@ type Functions struct {
 }
 
 // Functions returns the per-function table of the thread's tree under opts
-// with totals under sem, or under the thread's default semantics when sem
+// (with, under VS Code or xsbug semantics, the functions of a call graph
+// that receive time without being on any sample's stack) with totals under
+// sem, or under the thread's default semantics when sem
 // is nil: DevTools' for a tree (and for any view, range or transform, and
 // for a trace thread, whose tree holds trace events), xsbug's for an XS
 // call graph (totals.Default).
@@ -77,12 +79,22 @@ func (t *Thread) Functions(ctx context.Context, opts view.Options, sem *totals.S
 		}
 		// The cached tree is shared: these totals go to a copy.
 		fs := slices.Clone(tree.Funcs)
+		inTree := make(map[profile.FunctionKey]bool, len(fs))
 		for j := range fs {
 			f := &fs[j]
+			inTree[f.Key] = true
 			if k, ok := byKey[f.Key]; ok {
 				f.Self, f.Total = rows[k].Self, rows[k].Total
 			} else {
 				f.Self, f.Total = 0, 0
+			}
+		}
+		// A function of a call graph on no sample's stack still receives
+		// time under xsbug's propagation (and VS Code's sums): list it too,
+		// after the tree's functions (its FuncID has no tree node).
+		for _, r := range rows {
+			if !inTree[r.Key] && (r.Self != 0 || r.Total != 0) {
+				fs = append(fs, calltree.Function{Key: r.Key, Frame: r.Frame, Self: r.Self, Total: r.Total})
 			}
 		}
 		return fs, nil

@@ -59,8 +59,7 @@ type Session struct {
 	threads    []*Thread
 	eventFrame map[profile.StringID]profile.FrameID
 
-	catOnce sync.Once
-	catErr  error
+	cats lazy[struct{}] // Categories, once
 }
 
 // Load reads the named file ("-": opts.Stdin) and returns its session.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
+	"github.com/jsprof/jsprof/analysis/totals"
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/session"
 )
@@ -142,4 +145,33 @@ func TestReadOnly(t *testing.T) {
 	if after := s.Profile.String(); after != before {
 		t.Errorf("the profile changed under a session")
 	}
+}
+
+// TestXSBugListsEveryFunction requires the xsbug table of the corpus XS
+// profile to list callerB, which is on no sample's stack but receives half
+// of helper's time (258.189 ms in xsbug).
+func TestXSBugListsEveryFunction(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("..", "..", "shared", "corpus", "xs", "xs_workload.cpuprofile")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("../shared/corpus is absent: no XS profile")
+	}
+	s, err := session.Load(context.Background(), path, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := totals.XSBug
+	fs, err := s.Threads()[0].Functions(context.Background(), view.Options{}, &xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fs.Funcs {
+		if s.Profile.Str(f.Key.Name) == "callerB" {
+			if got := f.Total.Millis(); got < 258.188 || got > 258.190 {
+				t.Errorf("callerB: xsbug total %.3f ms, want 258.189", got)
+			}
+			return
+		}
+	}
+	t.Errorf("callerB is missing from the xsbug table")
 }

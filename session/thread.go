@@ -413,21 +413,22 @@ func (r *treeResult) categorise(s *Session) {
 // Categories fills the session profile's per-sample categories
 // (Profile.Samples.Category and Subcategory) for every thread, once, and
 // returns an error if a thread's timeline cannot be built. Read those
-// columns only after Categories has returned.
+// columns only after Categories has returned. A cancelled call is not
+// remembered: the next one computes them.
 func (s *Session) Categories(ctx context.Context) error {
-	s.catOnce.Do(func() {
+	_, err := s.cats.get(ctx, func() (struct{}, error) {
 		tls := make([]*calls.Timeline, len(s.threads))
 		for i, t := range s.threads {
 			tl, err := t.Timeline(ctx)
 			if err != nil {
-				s.catErr = err
-				return
+				return struct{}{}, err
 			}
 			tls[i] = tl
 		}
 		category.Assign(s.Profile, tls)
+		return struct{}{}, nil
 	})
-	return s.catErr
+	return err
 }
 
 // CategoryTimes returns the time of the thread's samples per jsprof

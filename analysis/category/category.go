@@ -111,12 +111,26 @@ func Frame(p *profile.Profile, f *profile.Frame) (profile.CategoryID, uint8) {
 	case profile.KindGC:
 		return profile.CatGC, 0
 	case profile.KindNative:
+		if !jsSource(p) {
+			return profile.CatOther, 0
+		}
 		return profile.CatJavaScript, profile.Subcategory(p.Categories, profile.CatJavaScript, "Native")
 	}
 	if p.Str(f.CodeType) == "wasm" {
 		return profile.CatJavaScript, profile.Subcategory(p.Categories, profile.CatJavaScript, "Wasm")
 	}
+	if !jsSource(p) {
+		// A Go, C++ or other native function of a pprof or folded input:
+		// nothing says it is JavaScript.
+		return profile.CatOther, 0
+	}
 	return profile.CatJavaScript, 0
+}
+
+// jsSource reports whether p's frames come from a JavaScript profiler:
+// pprof and folded stacks carry any language's functions.
+func jsSource(p *profile.Profile) bool {
+	return p.Format != "pprof" && p.Format != "folded"
 }
 
 // Assign fills p.Samples.Category and .Subcategory for every sample of

@@ -98,3 +98,28 @@ func TestRulesTable(t *testing.T) {
 		}
 	}
 }
+
+// TestNonJSSources requires frames of pprof and folded inputs (Go, C++, any
+// language) not to claim JavaScript, while the same frame of a V8 profile
+// does.
+func TestNonJSSources(t *testing.T) {
+	for _, c := range []struct {
+		format string
+		kind   profile.FrameKind
+		want   profile.CategoryID
+	}{
+		{"pprof", profile.KindJS, profile.CatOther},
+		{"pprof", profile.KindNative, profile.CatOther},
+		{"folded", profile.KindJS, profile.CatOther},
+		{"pprof", profile.KindGC, profile.CatGC},
+		{"cpuprofile", profile.KindJS, profile.CatJavaScript},
+		{"cpuprofile", profile.KindNative, profile.CatJavaScript},
+		{"chrome-trace", profile.KindJS, profile.CatJavaScript},
+	} {
+		b := profile.NewBuilder(c.format)
+		f := &profile.Frame{Name: b.Intern("main.main"), Line: -1, Column: -1, Kind: c.kind}
+		if got, _ := category.Frame(b.P, f); got != c.want {
+			t.Errorf("%s %v frame: category %d, want %d", c.format, c.kind, got, c.want)
+		}
+	}
+}

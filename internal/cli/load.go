@@ -120,12 +120,17 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		return nil, noThreads(name, l.profile)
 	}
 	ctx := e.ctx
-	for _, st := range ths {
+	for i, st := range ths {
 		ta := &threadAnalysis{id: st.ID, st: st}
+		phase := func(what string) {
+			prog.setPhase(fmt.Sprintf("thread %d of %d (%s): %s", i+1, len(ths), visible(st.Info().Name), what))
+		}
+		phase("timeline")
 		if ta.timeline, err = st.Timeline(ctx); err != nil {
 			return nil, err
 		}
 		if opts.calls || opts.entries {
+			phase("calls")
 			if ta.calls, err = st.Calls(ctx); err != nil {
 				return nil, err
 			}
@@ -147,12 +152,14 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 			}
 		}
 		if opts.trees {
+			phase("trees")
 			if ta.tree, err = st.Tree(ctx, vo); err != nil {
 				return nil, err
 			}
 		}
 		l.threads = append(l.threads, ta)
 	}
+	prog.setPhase("categories")
 	if err := s.Categories(ctx); err != nil {
 		return nil, err
 	}
