@@ -86,7 +86,11 @@ func runConvert(e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			return pprof.Write(w, l.profile, stacks, pprof.Options{View: vo.View.String()})
+			lines, err := lineTables(e, l, vo)
+			if err != nil {
+				return err
+			}
+			return pprof.Write(w, l.profile, stacks, pprof.Options{View: vo.View.String(), Lines: lines})
 		case "speedscope":
 			stacks, err := threadStacks(e, l, vo)
 			if err != nil {
@@ -154,6 +158,23 @@ func threadStacks(e *env, l *loaded, vo view.Options) ([]profile.ThreadStacks, e
 			return nil, err
 		}
 		out[i] = ts
+	}
+	return out, nil
+}
+
+// lineTables returns each selected thread's per-line self times under the
+// view, range and transforms, as `top --lines` computes them, for the pprof
+// writer's Locations at source lines.
+func lineTables(e *env, l *loaded, vo view.Options) (map[profile.ThreadID][]pprof.LineSelf, error) {
+	out := map[profile.ThreadID][]pprof.LineSelf{}
+	for _, ta := range l.threads {
+		tree, err := ta.st.Tree(e.ctx, vo)
+		if err != nil {
+			return nil, err
+		}
+		for _, ls := range tree.Lines() {
+			out[ta.id] = append(out[ta.id], pprof.LineSelf{Frame: tree.Funcs[ls.Func].Frame, Line: ls.Line, Self: ls.Self})
+		}
 	}
 	return out, nil
 }
