@@ -30,6 +30,8 @@ Usage:
   jsprof diff [-n N] [--by self|total] [--normalize] [--tree] [--json] [--thread SEL] FILE FILE
                                                change from the first FILE (base) to the second,
                                                per function or call path; flame graph, pprof pair
+  jsprof merge [--format FORMAT] [-o OUT] [--thread SEL] FILE [FILE]
+                                               sum many profiles (time-weighted) into one
 
 FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS) or a
 Chrome trace (DevTools Performance recording, chrome://tracing; array or
@@ -73,6 +75,7 @@ var commands = []command{
 	{"convert", convertUsage, runConvert},
 	{"version", versionUsage, runVersion},
 	{"diff", diffUsage, runDiff},
+	{"merge", mergeUsage, runMerge},
 }
 
 // Run runs the jsprof command line with args (without the program name) and
