@@ -19,7 +19,7 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-const mergeUsage = `Usage: jsprof merge [--format FORMAT] [-o OUT] [--thread SEL] FILE [FILE]
+const mergeUsage = `Usage: jsprof merge --format FORMAT [-o OUT] [--thread SEL] FILE [FILE]
 
 Sums one or more profiles (the same program run many times, or the
 workers of one run: Node writes one .cpuprofile per thread) into one, and
