@@ -14,6 +14,7 @@ Usage:
 	jsprof convert --format FORMAT [-o OUT] [--thread SEL] FILE
 	jsprof version
 	jsprof diff [-n N] [--by self|total] [--normalize] [--tree] [--json] [--thread SEL] FILE FILE
+	jsprof merge --format FORMAT [-o OUT] [--thread SEL] FILE [FILE]
 	jsprof record [-o OUT] [--interval D] [--duration D] (-- node SCRIPT ARGS | --pid PID | --inspect ADDR | --chrome URL)
 
 Run "jsprof -h" for details.

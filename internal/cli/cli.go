@@ -30,10 +30,12 @@ Usage:
   jsprof diff [-n N] [--by self|total] [--normalize] [--tree] [--json] [--thread SEL] FILE FILE
                                                change from the first FILE (base) to the second,
                                                per function or call path; flame graph, pprof pair
-
+  jsprof merge --format FORMAT [-o OUT] [--thread SEL] FILE [FILE]
+                                               sum many profiles (time-weighted) into one
   jsprof record [-o OUT] [--interval D] [--duration D] (-- node SCRIPT ARGS | --pid PID | --inspect ADDR | --chrome URL)
                                                record a live Node program (workers too) or a page
                                                loading in headless Chromium, over the DevTools protocol
+
 FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS) or a
 Chrome trace (DevTools Performance recording, chrome://tracing; array or
 object, chunked or not), plain or gzip; the format is detected from the
@@ -74,8 +76,9 @@ var commands = []command{
 	{"tree", treeUsage, runTree},
 	{"calls", callsUsage, runCalls},
 	{"convert", convertUsage, runConvert},
-	{"version", versionUsage, runVersion},
 	{"diff", diffUsage, runDiff},
+	{"merge", mergeUsage, runMerge},
+	{"version", versionUsage, runVersion},
 	{"record", recordUsage, runRecord},
 }
 
