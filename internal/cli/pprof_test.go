@@ -87,6 +87,40 @@ func TestPprofExportTrimPath(t *testing.T) {
 	checkPprofExport(t, goBin, "../../testdata/node/mix.cpuprofile", "mix.js", "-trim_path=/jsprof/testdata/node", "-source_path="+src)
 }
 
+// http(s) URLs are written as host and path, which pprof finds with
+// -trim_path (a host without a port) or under a -source_path directory
+// named like a directory of the URL (any host). mix.cpuprofile is served
+// here from two made-up addresses.
+func TestPprofExportHTTP(t *testing.T) {
+	t.Parallel()
+	goBin := lookPath(t, "go")
+	src, err := filepath.Abs("../../testdata/node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../../testdata/node/mix.cpuprofile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, prefix string
+		flags        []string
+	}{
+		{"trim", "https://example.com/static/", []string{"-trim_path=example.com/static", "-source_path=" + src}},
+		{"port", "http://localhost:8080/node/", []string{"-source_path=" + src}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), "mix.cpuprofile")
+			served := bytes.ReplaceAll(data, []byte("file:///jsprof/testdata/node/"), []byte(c.prefix))
+			if err := os.WriteFile(file, served, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			checkPprofExport(t, goBin, file, "mix.js", c.flags...)
+		})
+	}
+}
+
 func lookPath(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
