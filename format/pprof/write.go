@@ -35,8 +35,11 @@
 //     each line's flat time as `top --lines` gives it, and the function's
 //     flat and cum are unchanged. Self time the lines do not account for
 //     (rounding, nodes without ticks) stays at the frame's own Location,
-//     the function's first line. Callers' Locations stay at the called
-//     function's first line: V8 does not record call sites.
+//     the function's first line. A frame that is not the leaf keeps its own
+//     Location too: V8 records no call sites, so in -list a function's
+//     first line holds the cum time of its callees. pprof lists a function
+//     from its first line: the lines V8 gives code inlined from a function
+//     defined above it count in its flat time but are not shown.
 //   - Labels: "thread" is the thread's name (else "tid N") on every sample;
 //     when several threads are written, numeric labels "pid" and "tid" say
 //     which thread.
