@@ -49,9 +49,11 @@ const maxDepth = 64
 // (a Gecko profile's own threads, then those of its sub-processes):
 //
 //   - Its stacks become nodes under a "(root)" node, in stack-table order
-//     (prefixes come first); the input's own "(root)" frame, if a stack
-//     starts with it, is that node. Stacks with the same prefix and function
-//     are merged. Node.InputID is the stack's index.
+//     (prefixes come first). A frame of the input named "(root)" (Gecko's
+//     root label) is a native frame like any other, with its self samples,
+//     as the Firefox Profiler shows it: only V8 profiles have the meta root.
+//     Stacks with the same prefix and function are merged. Node.InputID is
+//     the stack's index.
 //   - Frames are functions: a Gecko frame's location string ("fn (url:line:col)",
 //     the URL after the last " -> ") or a processed frame's function (name,
 //     fileName or source, lineNumber, columnNumber; old files keep the
@@ -728,7 +730,6 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 		return err
 	}
 	frameOf := make([]profile.FrameID, len(frames.rows))
-	isRoot := make([]bool, len(frames.rows))
 	for i := range frames.rows {
 		fp := index(join(path, "frameTable.data"), i)
 		loc := frames.need(i, "location")
@@ -736,7 +737,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 		if err != nil {
 			return err
 		}
-		frameOf[i], isRoot[i] = ps.locationFrame(strs[k])
+		frameOf[i] = ps.locationFrame(strs[k])
 	}
 	info := ps.info(th)
 	info.proc = proc
@@ -754,7 +755,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 				return ps.failf(pv, sp, "prefix must name an earlier stack: %w", errors.Unwrap(err))
 			}
 		}
-		nodeOf[i] = ps.node(t, prefix, nodeOf, frameOf[f], isRoot[f], i)
+		nodeOf[i] = ps.node(t, prefix, nodeOf, frameOf[f], i)
 	}
 	var weighted int64
 	for i := range samples.rows {
@@ -949,7 +950,7 @@ func (ps *parser) processedThread(th *value, path string, shared *value, spath s
 				pre = i - int(off)
 			}
 		}
-		nodeOf[i] = ps.node(t, pre, nodeOf, funcs[fn].frame, funcs[fn].root, i)
+		nodeOf[i] = ps.node(t, pre, nodeOf, funcs[fn], i)
 	}
 
 	sc, err := ps.columns(th, path, nil, path, "samples")
@@ -1036,13 +1037,8 @@ func (ps *parser) processedThread(th *value, path string, shared *value, spath s
 	return nil
 }
 
-// function is a funcTable row.
-type function struct {
-	frame profile.FrameID
-	root  bool // the input's "(root)"
-}
-
-func (ps *parser) processedFuncs(th *value, path string, shared *value, spath string, strs []string) ([]function, error) {
+// processedFuncs returns the frame of each funcTable row.
+func (ps *parser) processedFuncs(th *value, path string, shared *value, spath string, strs []string) ([]profile.FrameID, error) {
 	fc, err := ps.columns(th, path, shared, spath, "funcTable")
 	if err != nil {
 		return nil, err
@@ -1075,7 +1071,7 @@ func (ps *parser) processedFuncs(th *value, path string, shared *value, spath st
 		}
 		return strs[k], nil
 	}
-	out := make([]function, len(names))
+	out := make([]profile.FrameID, len(names))
 	for i, nv := range names {
 		name, err := str(nv, index(join(fc.path, "name"), i))
 		if err != nil {
@@ -1090,8 +1086,7 @@ func (ps *parser) processedFuncs(th *value, path string, shared *value, spath st
 		has := func(col []*value, bit int64) bool { return col != nil && !col[i].null() && fl&bit != 0 }
 		if fileName == nil && source == nil {
 			// The oldest files: the name is the location string.
-			f, root := ps.locationFrame(name)
-			out[i] = function{frame: f, root: root}
+			out[i] = ps.locationFrame(name)
 			continue
 		}
 		f := profile.Frame{Line: -1, Column: -1}
@@ -1131,7 +1126,10 @@ func (ps *parser) processedFuncs(th *value, path string, shared *value, spath st
 				f.Column = oneBased(c)
 			}
 		}
-		out[i] = function{frame: ps.b.Frame(f), root: name == "(root)" && f.URL == 0}
+		if name == "(root)" && f.URL == 0 {
+			f.Kind = profile.KindNative // a function like any other: not V8's meta root
+		}
+		out[i] = ps.b.Frame(f)
 	}
 	return out, nil
 }
@@ -1152,12 +1150,13 @@ var location = regexp.MustCompile(`^(.*) \((.+?):(\d+)(?::(\d+))?\)$`)
 // or "url:line:column", with a URL scheme.
 var script = regexp.MustCompile(`^()([a-z][a-z0-9+.-]*://.*?):(\d+)(?::(\d+))?$`)
 
-// locationFrame returns the frame of a location string, and whether it is
-// the input's "(root)".
-func (ps *parser) locationFrame(loc string) (profile.FrameID, bool) {
+// locationFrame returns the frame of a location string. Gecko's "(root)"
+// label is a native frame like any other (the Firefox Profiler shows it as a
+// call node with its self time), not V8's meta root.
+func (ps *parser) locationFrame(loc string) profile.FrameID {
 	b := ps.b
 	if loc == "(root)" {
-		return ps.rootFrame, true
+		return b.Frame(profile.Frame{Name: b.Intern(loc), Line: -1, Column: -1, Kind: profile.KindNative})
 	}
 	f := profile.Frame{Name: b.Intern(loc), Line: -1, Column: -1}
 	m := location.FindStringSubmatch(loc)
@@ -1180,7 +1179,7 @@ func (ps *parser) locationFrame(loc string) (profile.FrameID, bool) {
 			f.Column = oneBased(c)
 		}
 	}
-	return b.Frame(f), false
+	return b.Frame(f)
 }
 
 // thread is a thread being read.
@@ -1200,13 +1199,11 @@ func (ps *parser) beginThread(info threadInfo) *thread {
 }
 
 // node returns the node of stack i: its prefix's node (the thread's root
-// when none) with frame f; a root "(root)" frame is the root itself.
-func (ps *parser) node(t *thread, prefix int, nodeOf []profile.NodeID, f profile.FrameID, isRoot bool, i int) profile.NodeID {
+// when none) with frame f.
+func (ps *parser) node(t *thread, prefix int, nodeOf []profile.NodeID, f profile.FrameID, i int) profile.NodeID {
 	parent := t.root
 	if prefix >= 0 {
 		parent = nodeOf[prefix]
-	} else if isRoot {
-		return t.root
 	}
 	k := childKey{parent, f}
 	if n, ok := ps.children[k]; ok {

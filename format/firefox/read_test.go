@@ -34,7 +34,8 @@ func parseFile(t *testing.T, path string) (*profile.Profile, []byte) {
 
 // TestParseCorpus reads every Firefox profile of the shared corpus; the
 // counts were read from the files (threads, samples rows, and the nodes
-// left once stacks of the same function under the same parent merge).
+// left once stacks of the same function under the same parent merge, plus
+// each thread's root: the input's "(root)" frame is a node of its own).
 func TestParseCorpus(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -45,15 +46,15 @@ func TestParseCorpus(t *testing.T) {
 		names            []string // thread names
 		startLast        profile.Time
 	}{
-		{"gecko-v3", "firefox/gecko-1.json", "firefox-gecko", 3, 21, 15, []string{"GeckoMain", "Compositor", "GeckoMain"}, 1000e6},
-		{"gecko-v13", "firefox/gecko-2.json", "firefox-gecko", 3, 21, 17, []string{"GeckoMain", "Compositor", "GeckoMain"}, 1000e6},
-		{"processed-old", "firefox/processed-1.json", "firefox-processed", 3, 21, 15, []string{"GeckoMain", "Compositor", "Content"}, 1000e6},
-		{"processed-v7", "firefox/processed-2.json", "firefox-processed", 3, 21, 17, []string{"GeckoMain", "Compositor", "GeckoMain"}, 1000e6},
-		{"processed-v24", "firefox/processed-3.json", "firefox-processed", 3, 21, 17, []string{"GeckoMain", "Compositor", "GeckoMain"}, 1000e6},
-		{"devtools-v9-large", "speedscope/Firefox/59/firefox.json", "firefox-gecko", 1, 10161, 1902, []string{"GeckoMain"}, -1},
-		{"devtools-v9", "speedscope/Firefox/59/simple-firefox.json", "firefox-gecko", 1, 38, 116, []string{"GeckoMain"}, -1},
-		{"devtools-v9-recursion", "speedscope/Firefox/61/recursion.json", "firefox-gecko", 1, 15, 85, []string{"GeckoMain"}, -1},
-		{"devtools-v12", "speedscope/Firefox/63/simple-firefox.json", "firefox-gecko", 1, 39, 154, []string{"GeckoMain"}, -1},
+		{"gecko-v3", "firefox/gecko-1.json", "firefox-gecko", 3, 21, 18, []string{"GeckoMain", "Compositor", "GeckoMain"}, 1000e6},
+		{"gecko-v13", "firefox/gecko-2.json", "firefox-gecko", 3, 21, 20, []string{"GeckoMain", "Compositor", "GeckoMain"}, 1000e6},
+		{"processed-old", "firefox/processed-1.json", "firefox-processed", 3, 21, 18, []string{"GeckoMain", "Compositor", "Content"}, 1000e6},
+		{"processed-v7", "firefox/processed-2.json", "firefox-processed", 3, 21, 20, []string{"GeckoMain", "Compositor", "GeckoMain"}, 1000e6},
+		{"processed-v24", "firefox/processed-3.json", "firefox-processed", 3, 21, 20, []string{"GeckoMain", "Compositor", "GeckoMain"}, 1000e6},
+		{"devtools-v9-large", "speedscope/Firefox/59/firefox.json", "firefox-gecko", 1, 10161, 1903, []string{"GeckoMain"}, -1},
+		{"devtools-v9", "speedscope/Firefox/59/simple-firefox.json", "firefox-gecko", 1, 38, 117, []string{"GeckoMain"}, -1},
+		{"devtools-v9-recursion", "speedscope/Firefox/61/recursion.json", "firefox-gecko", 1, 15, 86, []string{"GeckoMain"}, -1},
+		{"devtools-v12", "speedscope/Firefox/63/simple-firefox.json", "firefox-gecko", 1, 39, 155, []string{"GeckoMain"}, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,9 +119,13 @@ func TestParseGeckoDetails(t *testing.T) {
 	if n := p.Diagnostics.Count("firefox-synthetic-ids"); n != 6 {
 		t.Errorf("firefox-synthetic-ids ×%d, want 6", n)
 	}
-	// A sample of stack 0, the input's "(root)", is a sample of the root.
-	if n := p.Samples.Node[4]; n != p.Threads[0].Root() {
-		t.Errorf("sample 4: node %d, want the root", n)
+	// A sample of stack 0, the input's "(root)", is a sample of a native
+	// frame named "(root)" under the thread's root, as the Firefox Profiler
+	// shows it (with its self time); only V8 profiles have the meta root.
+	n := p.Samples.Node[4]
+	if f := p.Frames[p.Nodes[n].Frame]; p.Nodes[n].Parent != p.Threads[0].Root() || p.Str(f.Name) != "(root)" || f.Kind != profile.KindNative {
+		t.Errorf("sample 4: node %d (parent %d, frame %q kind %v), want a native \"(root)\" under the root",
+			n, p.Nodes[n].Parent, p.Str(f.Name), f.Kind)
 	}
 	if got := p.Samples.Time[6]; got != 6e6 {
 		t.Errorf("sample 6 at %d ns, want 6e6", got)
