@@ -842,7 +842,9 @@ func (ps *parser) columns(th *value, tpath string, shared *value, spath, name st
 // length (the first column read sets it when the table has none).
 func (ps *parser) col(c *columns, name string) ([]*value, error) {
 	v := c.v.get(name)
-	if v == nil {
+	if v == nil || v.null() {
+		// A null column is an absent one: older processed profiles write
+		// samples.weight: null for unweighted samples.
 		return nil, nil
 	}
 	elems, err := ps.array(v, join(c.path, name))
