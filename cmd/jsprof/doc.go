@@ -15,6 +15,7 @@ Usage:
 	jsprof version
 	jsprof diff [-n N] [--by self|total] [--normalize] [--tree] [--json] [--thread SEL] FILE FILE
 	jsprof merge --format FORMAT [-o OUT] [--thread SEL] FILE [FILE]
+	jsprof push --url URL --name SERVICE [--label K=V] [--ingest] [--thread SEL] FILE [FILE]
 	jsprof record [-o OUT] [--interval D] [--duration D] (-- node SCRIPT ARGS | --pid PID | --inspect ADDR | --chrome URL)
 
 Run "jsprof -h" for details.

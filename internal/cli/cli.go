@@ -32,6 +32,8 @@ Usage:
                                                per function or call path; flame graph, pprof pair
   jsprof merge --format FORMAT [-o OUT] [--thread SEL] FILE [FILE]
                                                sum many profiles (time-weighted) into one
+  jsprof push --url URL --name SERVICE [--label K=V] [--ingest] [--thread SEL] FILE [FILE]
+                                               send profiles to Grafana Pyroscope as pprof
   jsprof record [-o OUT] [--interval D] [--duration D] (-- node SCRIPT ARGS | --pid PID | --inspect ADDR | --chrome URL)
                                                record a live Node program (workers too) or a page
                                                loading in headless Chromium, over the DevTools protocol
@@ -78,6 +80,7 @@ var commands = []command{
 	{"convert", convertUsage, runConvert},
 	{"diff", diffUsage, runDiff},
 	{"merge", mergeUsage, runMerge},
+	{"push", pushUsage, runPush},
 	{"version", versionUsage, runVersion},
 	{"record", recordUsage, runRecord},
 }
