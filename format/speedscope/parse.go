@@ -77,7 +77,10 @@ func Sniff(data []byte) bool {
 // the name "(anonymous)", which Write gives to nameless functions, becomes
 // "" again; script ids are empty.
 //
-// Units other than time (bytes, none) are rejected, as are negative weights,
+// A profile with unit "none" weighs sample counts (speedscope shows them as
+// plain numbers): each count is read as 1 ns, as folded stacks' weights are,
+// and the diagnostic "unitless-weights" counts such profiles. Other units
+// than time (bytes) are rejected, as are negative weights,
 // times beyond ±2^61 ns, events out of time order and close events that do
 // not match the open frame; frames left open at the end are closed at
 // endValue and reported in the profile's diagnostics.
@@ -90,6 +93,8 @@ func ParseBytes(data []byte) (*profile.Profile, error) {
 		return nil, err
 	}
 	p := ps.b.P
+	p.Diagnostics.Add("unitless-weights", ps.unitless,
+		"%d profiles have unit \"none\": their weights are sample counts, read as 1 ns each (as folded stacks' weights)", ps.unitless)
 	if err := p.Validate(); err != nil {
 		return nil, &profile.ParseError{Offset: -1, Path: "$", Err: err}
 	}
@@ -108,6 +113,7 @@ type parser struct {
 	haveFrames bool
 	rootFrame  profile.FrameID
 	children   map[childKey]profile.NodeID
+	unitless   int64 // profiles with unit "none"
 
 	// Per profile.
 	root      profile.NodeID   // the thread's root
@@ -413,7 +419,7 @@ func (ps *parser) parseProfile(i int) error {
 				h.name = string(v)
 			case "unit":
 				if unitDigits(string(v)) < 0 {
-					return ps.failf(off, path(".unit"), "unit %q; want nanoseconds, microseconds, milliseconds or seconds (a CPU profile weighs time)", v)
+					return ps.failf(off, path(".unit"), "unit %q; want nanoseconds, microseconds, milliseconds, seconds or none (sample counts; a CPU profile weighs time)", v)
 				}
 				h.unit = string(v)
 			}
@@ -490,6 +496,9 @@ func (ps *parser) parseProfile(i int) error {
 
 	th.Name, th.PID, th.TID = splitName(h.name, i)
 	digits := unitDigits(h.unit)
+	if h.unit == "none" {
+		ps.unitless++
+	}
 	if h.start[0] >= 0 {
 		if th.Start, err = ps.time(h.start, digits, func() string { return path(".startValue") }); err != nil {
 			return err
@@ -784,6 +793,8 @@ func unitDigits(unit string) int {
 		return 6
 	case "seconds":
 		return 9
+	case "none":
+		return 0 // sample counts: one per ns, as folded stacks' weights
 	}
 	return -1
 }

@@ -200,7 +200,7 @@ var errorCases = []struct {
 	{"frame-line-string", `{` + schema + `,"shared":{"frames":[{"name":"a","line":"3"}]},"profiles":[]}`, `^shared.frames\[0\].line: want integer, got string$`},
 	{"frame-line-huge", `{` + schema + `,"shared":{"frames":[{"name":"a","line":2147483648}]},"profiles":[]}`, `^shared.frames\[0\].line: 2147483648 out of range$`},
 	{"type", head + `[{"type":"heap","name":"x","unit":"bytes"}]}`, `^profiles\[0\].type: type "heap"; want sampled or evented$`},
-	{"unit", head + `[{"type":"sampled","name":"x","unit":"bytes","samples":[],"weights":[]}]}`, `^profiles\[0\].unit: unit "bytes"; want nanoseconds, microseconds, milliseconds or seconds`},
+	{"unit", head + `[{"type":"sampled","name":"x","unit":"bytes","samples":[],"weights":[]}]}`, `^profiles\[0\].unit: unit "bytes"; want nanoseconds, microseconds, milliseconds, seconds or none`},
 	{"no-type", head + `[{"name":"x","unit":"nanoseconds"}]}`, `^profiles\[0\]: missing type$`},
 	{"no-unit", head + `[{"type":"sampled","samples":[],"weights":[]}]}`, `^profiles\[0\]: missing unit$`},
 	{"no-weights", head + `[{"type":"sampled","unit":"nanoseconds","samples":[]}]}`, `^profiles\[0\]: a sampled profile needs samples and weights$`},
