@@ -53,6 +53,14 @@ type Tree struct {
 	// Calls is the number of calls seen.
 	Calls int
 
+	// pathSelf is the self time of each (top-down node, model node − Nodes.Start)
+	// pair: what per-line costs split over a model node's source lines.
+	pathSelf map[[2]int32]profile.Time
+	// A tree made by a transform takes its per-line costs from the tree it
+	// mapped (lineSrc), through lineMap (lineSrc node → node; −1: not shown).
+	lineSrc *Tree
+	lineMap []int32
+
 	thread   *profile.Thread
 	funcOf   map[profile.FunctionKey]FuncID
 	frameFn  []FuncID // FrameID → FuncID+1 cache
@@ -95,6 +103,7 @@ func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
 		Thread:   th,
 		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
 		NodeSelf: make([]profile.Time, thr.Nodes.Len()),
+		pathSelf: map[[2]int32]profile.Time{},
 		thread:   thr,
 		funcOf:   map[profile.FunctionKey]FuncID{},
 		frameFn:  make([]FuncID, len(p.Frames)),
@@ -198,7 +207,9 @@ func (t *Tree) Close(c *calls.Call) {
 	if t.onStack[nd.Func] == 0 {
 		fn.Total += dur
 	}
-	t.NodeSelf[c.Node-profile.NodeID(t.thread.Nodes.Start)] += self
+	local := int32(c.Node - profile.NodeID(t.thread.Nodes.Start))
+	t.NodeSelf[local] += self
+	t.pathSelf[[2]int32{n, local}] += self
 	t.Calls++
 }
 
@@ -356,19 +367,25 @@ type LineSelf struct {
 	Self  profile.Time
 }
 
-// Lines returns per-line self time from the nodes' positionTicks: each node's
-// self time is split over its lines in proportion to their ticks. Sorted by
+// Lines returns per-line self time: each call path's self time in a model
+// node is split over the node's source lines in proportion to their ticks
+// (V8's positionTicks, or, for a trace, the count of the node's samples at
+// each line of the ProfileChunks' per-sample lines). Under a transform, a
+// line counts where its function is shown as itself: not where the view or
+// a merge hid it, nor outside a focus or in a dropped subtree. Sorted by
 // self time, hottest first. Lines does not change t, so it is safe to call
 // concurrently.
 func (t *Tree) Lines() []LineSelf {
 	p := t.Profile
-	start := profile.NodeID(t.thread.Nodes.Start)
-	end := profile.NodeID(t.thread.Nodes.End)
-	// Sum of ticks per node.
-	sum := map[profile.NodeID]int64{}
-	for _, lt := range p.LineTicks {
-		if lt.Node >= start && lt.Node < end {
-			sum[lt.Node] += lt.Ticks
+	src, mapping := t, []int32(nil)
+	if t.lineSrc != nil {
+		src, mapping = t.lineSrc, t.lineMap
+	}
+	ticks := lineTicks(p, t.Thread)
+	sum := make(map[int32]int64, len(ticks))
+	for x, lts := range ticks {
+		for _, lt := range lts {
+			sum[x] += lt.Ticks
 		}
 	}
 	type key struct {
@@ -377,27 +394,55 @@ func (t *Tree) Lines() []LineSelf {
 	}
 	acc := map[key]*LineSelf{}
 	var keys []key
-	for _, lt := range p.LineTicks {
-		if lt.Node < start || lt.Node >= end || sum[lt.Node] <= 0 {
+	for pk, self := range src.pathSelf {
+		td, x := pk[0], pk[1]
+		if sum[x] <= 0 || self == 0 {
 			continue
 		}
-		f, ok := t.funcOf[p.FunctionKey(p.Nodes[lt.Node].Frame)]
-		if !ok {
-			continue // a node the tree never saw (no time in it)
+		f := src.TopDown[td].Func
+		if mapping != nil {
+			out := mapping[td]
+			if out <= 0 || t.Funcs[t.TopDown[out].Func].Key != src.Funcs[f].Key {
+				continue
+			}
+			f = t.TopDown[out].Func
 		}
-		k := key{f, lt.Line}
-		ls, ok := acc[k]
-		if !ok {
-			ls = &LineSelf{Func: f, Line: lt.Line}
-			acc[k] = ls
-			keys = append(keys, k)
+		for _, lt := range ticks[x] {
+			k := key{f, lt.Line}
+			ls, ok := acc[k]
+			if !ok {
+				ls = &LineSelf{Func: f, Line: lt.Line}
+				acc[k] = ls
+				keys = append(keys, k)
+			}
+			ls.Self += profile.Time(float64(self) * float64(lt.Ticks) / float64(sum[x]))
 		}
-		ls.Ticks += lt.Ticks
-		ls.Self += profile.Time(float64(t.NodeSelf[lt.Node-start]) * float64(lt.Ticks) / float64(sum[lt.Node]))
 	}
-	out := make([]LineSelf, len(keys))
-	for i, k := range keys {
-		out[i] = *acc[k]
+	// Ticks are the model nodes' ticks of the lines that have time.
+	seen := map[[2]int32]bool{}
+	for pk := range src.pathSelf {
+		x := pk[1]
+		f := src.TopDown[pk[0]].Func
+		if mapping != nil {
+			if out := mapping[pk[0]]; out > 0 {
+				f = t.TopDown[out].Func
+			}
+		}
+		if seen[[2]int32{int32(f), x}] {
+			continue
+		}
+		seen[[2]int32{int32(f), x}] = true
+		for _, lt := range ticks[x] {
+			if ls, ok := acc[key{f, lt.Line}]; ok {
+				ls.Ticks += lt.Ticks
+			}
+		}
+	}
+	out := make([]LineSelf, 0, len(keys))
+	for _, k := range keys {
+		if ls := acc[k]; ls.Self > 0 {
+			out = append(out, *ls)
+		}
 	}
 	slices.SortStableFunc(out, func(a, b LineSelf) int {
 		if c := cmp.Compare(b.Self, a.Self); c != 0 {
@@ -406,7 +451,45 @@ func (t *Tree) Lines() []LineSelf {
 		if c := cmp.Compare(b.Ticks, a.Ticks); c != 0 {
 			return c
 		}
+		if c := cmp.Compare(a.Func, b.Func); c != 0 {
+			return c
+		}
 		return cmp.Compare(a.Line, b.Line)
 	})
+	return out
+}
+
+// lineTicks returns, per model node of thread th (NodeID − Nodes.Start), its
+// ticks per 1-based source line: the positionTicks of the input, or, when
+// the thread has none and its samples carry lines (trace ProfileChunks),
+// the count of the node's samples at each line.
+func lineTicks(p *profile.Profile, th profile.ThreadID) map[int32][]profile.LineTick {
+	thr := &p.Threads[th]
+	start, end := profile.NodeID(thr.Nodes.Start), profile.NodeID(thr.Nodes.End)
+	out := map[int32][]profile.LineTick{}
+	for _, lt := range p.LineTicks {
+		if lt.Node >= start && lt.Node < end && lt.Ticks > 0 {
+			out[int32(lt.Node-start)] = append(out[int32(lt.Node-start)], lt)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	ss := p.ThreadSamples(th)
+	if ss.Line == nil {
+		return out
+	}
+	count := map[[2]int32]int64{}
+	for i, n := range ss.Node {
+		if l := ss.Line[i]; l > 0 {
+			count[[2]int32{int32(n - start), l}]++
+		}
+	}
+	for k, c := range count {
+		out[k[0]] = append(out[k[0]], profile.LineTick{Node: start + profile.NodeID(k[0]), Line: k[1], Ticks: c})
+	}
+	for x := range out {
+		slices.SortFunc(out[x], func(a, b profile.LineTick) int { return cmp.Compare(a.Line, b.Line) })
+	}
 	return out
 }

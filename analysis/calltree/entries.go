@@ -68,12 +68,14 @@ func FromEntries(p *profile.Profile, th profile.ThreadID, entries []Entry, from,
 		if parent.node != 0 {
 			t.TopDown[parent.node].Self -= d
 		}
-		// Per model node too, for per-line costs.
+		// Per model node and per (path, model node) too, for per-line costs.
 		if e.Node != profile.NoNode {
 			t.NodeSelf[e.Node-start] += d
+			t.pathSelf[[2]int32{n, int32(e.Node - start)}] += d
 		}
 		if parent.model != profile.NoNode {
 			t.NodeSelf[parent.model-start] -= d
+			t.pathSelf[[2]int32{parent.node, int32(parent.model - start)}] -= d
 		}
 		if t.onStack[f] == 0 {
 			t.Funcs[f].Total += d
@@ -175,4 +177,21 @@ func (b *TreeBuilder) Finish() *Tree {
 	}
 
 	return t
+}
+
+// SetLineSource makes t take its per-line costs (Lines) from src, the tree
+// it was mapped from, through mapping (src node → t node; −1 where src's
+// time is not shown).
+func (t *Tree) SetLineSource(src *Tree, mapping []int32) {
+	if src.lineSrc != nil { // mapped twice: compose
+		m := make([]int32, len(src.lineMap))
+		for i, x := range src.lineMap {
+			m[i] = -1
+			if x >= 0 {
+				m[i] = mapping[x]
+			}
+		}
+		src, mapping = src.lineSrc, m
+	}
+	t.lineSrc, t.lineMap = src, mapping
 }

@@ -86,7 +86,9 @@ func Tree(t *calltree.Tree, opts Options) (*calltree.Tree, []int32) {
 			to[n] = -1
 		}
 	}
-	return b.Finish(), to
+	tree := b.Finish()
+	tree.SetLineSource(t, to)
+	return tree, to
 }
 
 // matchAny reports whether any of ms matches frame f.

@@ -66,6 +66,9 @@ func runTop(e *env, args []string) error {
 	if *n < 0 {
 		return usagef("-n must be ≥ 0")
 	}
+	if *lines && *by != "self" {
+		return usagef("--lines lists the self time of source lines: --by %s does not apply", *by)
+	}
 	l, sems, err := loadTrees(e, name, common, transform, *totalSem)
 	if err != nil {
 		return err
@@ -258,9 +261,9 @@ func writeLines(w io.Writer, l *loaded, n int, asJSON bool) error {
 		}
 		total := ta.tree.TopDown[0].Total
 		ls := ta.tree.Lines()
-		fmt.Fprintf(w, "thread pid %d tid %d \"%s\": hot lines from positionTicks\n", th.PID, th.TID, visible(th.Name))
+		fmt.Fprintf(w, "thread pid %d tid %d \"%s\": hot source lines\n", th.PID, th.TID, visible(th.Name))
 		if len(ls) == 0 {
-			fmt.Fprintln(w, "  (the profile has no positionTicks)")
+			fmt.Fprintln(w, "  (no line costs: the profile has no positionTicks and its samples carry no lines; Node writes them with --cpu-prof, Chrome in traces)")
 			continue
 		}
 		ls = limit(ls, n)

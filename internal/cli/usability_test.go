@@ -1,10 +1,13 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jsprof/jsprof/report"
 )
 
 // writeFile writes data to a file of the test's temporary directory.
@@ -212,5 +215,52 @@ func TestDiagnosticsInPlainWords(t *testing.T) {
 	out = mustRun(t, nil, "summary", profilePath("deep-stack"))
 	if !strings.Contains(out, "\ndiagnostics\n  6 samples were out of time order") {
 		t.Errorf("summary: a repair must stay under diagnostics:\n%s", out)
+	}
+}
+
+// TestLinesFollowTransforms requires top --lines to list, under a
+// transform, only the lines of the functions shown, with no more self time
+// than they have; --by total to be refused with --lines; and a trace's
+// per-sample lines to give line costs.
+func TestLinesFollowTransforms(t *testing.T) {
+	t.Parallel()
+	mix := profilePath("mix")
+	var lines report.Lines
+	if err := json.Unmarshal([]byte(mustRun(t, nil, "top", "--lines", "--json", "-n", "0", "--focus", "jsonRoundTrip", mix)), &lines); err != nil {
+		t.Fatal(err)
+	}
+	var top report.Top
+	if err := json.Unmarshal([]byte(mustRun(t, nil, "top", "--json", "-n", "0", "--focus", "jsonRoundTrip", mix)), &top); err != nil {
+		t.Fatal(err)
+	}
+	self := map[string]report.Millis{}
+	for _, f := range top.Threads[0].Functions {
+		self[f.Name] = f.SelfMs
+	}
+	sum := map[string]report.Millis{}
+	for _, l := range lines.Threads[0].Lines {
+		if _, ok := self[l.Name]; !ok {
+			t.Errorf("--lines --focus jsonRoundTrip lists %s line %d, which is not under the focus", l.Name, l.SourceLine)
+		}
+		sum[l.Name] += l.SelfMs
+	}
+	for name, s := range sum {
+		if s > self[name]+1000 {
+			t.Errorf("%s: its lines add up to %d ns, more than its self time %d ns", name, s, self[name])
+		}
+	}
+	if s, want := sum["jsonRoundTrip"], self["jsonRoundTrip"]; s < want*99/100 {
+		t.Errorf("jsonRoundTrip: lines add up to %d ns of its %d ns self time", s, want)
+	}
+	if r := run(t, nil, "top", "--lines", "--by", "total", mix); r.code != 2 {
+		t.Errorf("top --lines --by total: got %+v, want a usage error", r)
+	}
+	trace := filepath.Join("..", "..", "..", "shared", "corpus", "devtools", "simple-js-program.json.gz")
+	if _, err := os.Stat(trace); err != nil {
+		t.Skip("../shared/corpus is absent: no trace with per-sample lines")
+	}
+	out := mustRun(t, nil, "top", "--lines", "-n", "1", trace)
+	if !strings.Contains(out, "gen.js:1:173") || strings.Contains(out, "no line costs") {
+		t.Errorf("top --lines of a trace: want the hot line of e from the samples' lines:\n%s", out)
 	}
 }
