@@ -461,3 +461,55 @@ func (l *limitedBuffer) tail(n int) string {
 	}
 	return string(b)
 }
+
+// SetViewport sets the page's size in CSS pixels and its device scale
+// factor (0 keeps the default of 1).
+func (p *Page) SetViewport(ctx context.Context, width, height int, scale float64) error {
+	if scale == 0 {
+		scale = 1
+	}
+	return p.Call(ctx, "Emulation.setDeviceMetricsOverride", map[string]any{
+		"width": width, "height": height, "deviceScaleFactor": scale, "mobile": false,
+	}, nil)
+}
+
+// Screenshot captures the page's viewport as PNG.
+func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
+	var r struct {
+		Data []byte `json:"data"` // base64 in the protocol; encoding/json decodes it
+	}
+	if err := p.Call(ctx, "Page.captureScreenshot", map[string]any{"format": "png"}, &r); err != nil {
+		return nil, err
+	}
+	return r.Data, nil
+}
+
+// Mouse sends a mouse event at (x, y) in CSS pixels: typ is mouseMoved,
+// mousePressed, mouseReleased or mouseWheel (with deltaY); button is
+// "left" or "none"; clicks counts the clicks of a press or release.
+func (p *Page) Mouse(ctx context.Context, typ string, x, y float64, button string, clicks int, deltaY float64) error {
+	params := map[string]any{"type": typ, "x": x, "y": y, "button": button, "clickCount": clicks}
+	if typ == "mouseWheel" {
+		params["deltaX"], params["deltaY"] = 0, deltaY
+	}
+	return p.Call(ctx, "Input.dispatchMouseEvent", params, nil)
+}
+
+// WaitFor evaluates expr until it returns true (polling every 25 ms) or
+// ctx ends.
+func (p *Page) WaitFor(ctx context.Context, expr string) error {
+	for {
+		var ok bool
+		if err := p.Eval(ctx, "Boolean("+expr+")", &ok); err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", expr, ctx.Err())
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,525 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/internal/server"
+	"github.com/jsprof/jsprof/report"
+	"github.com/jsprof/jsprof/session"
+	"github.com/jsprof/jsprof/tools/browser"
+)
+
+// EnvScreenshots names a directory to save the browser tests' screenshots
+// in (default: the test's artifact directory).
+const EnvScreenshots = "JSPROF_SCREENSHOTS"
+
+// recordDialogs runs before the page's scripts: it counts every way a
+// script from the data could announce itself.
+const recordDialogs = `window.__calls = [];
+for (const f of ['alert', 'confirm', 'prompt']) { const orig = window[f]; window[f] = (m) => { window.__calls.push(f + ':' + m); }; }`
+
+type viewer struct {
+	t    *testing.T
+	ctx  context.Context
+	page *browser.Page
+	url  string
+	sess *session.Session
+}
+
+func startBrowser(t *testing.T) (*browser.Browser, context.Context) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: not in -short mode")
+	}
+	bin := browser.Require(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Second)
+	t.Cleanup(cancel)
+	b, err := browser.Start(ctx, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b, ctx
+}
+
+// open serves file and loads the page at query, waiting for ready.
+func open(t *testing.T, b *browser.Browser, ctx context.Context, file, query string) *viewer {
+	t.Helper()
+	sess := load(t, file)
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.Handler = server.New(sess, server.Options{Hosts: server.LoopbackHosts(ts.Listener.Addr().String())})
+	ts.Start()
+	t.Cleanup(ts.Close)
+	pg, err := b.NewPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.SetViewport(ctx, 1400, 900, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.AddInitScript(ctx, recordDialogs); err != nil {
+		t.Fatal(err)
+	}
+	v := &viewer{t: t, ctx: ctx, page: pg, url: ts.URL + "/" + query, sess: sess}
+	v.navigate(v.url)
+	return v
+}
+
+func (v *viewer) navigate(u string) {
+	v.t.Helper()
+	start := time.Now()
+	if err := v.page.Navigate(v.ctx, u); err != nil {
+		v.t.Fatal(err)
+	}
+	v.waitReady()
+	v.t.Logf("%s: ready in %v", u, time.Since(start).Round(time.Millisecond))
+}
+
+func (v *viewer) waitReady() {
+	v.t.Helper()
+	if err := v.page.WaitFor(v.ctx, `document.documentElement.dataset.state === 'ready' || document.documentElement.dataset.state === 'error'`); err != nil {
+		v.t.Fatal(err)
+	}
+	var st struct{ State, Error string }
+	v.eval(`({state: document.documentElement.dataset.state, error: document.getElementById('error').textContent})`, &st)
+	if st.State != "ready" {
+		v.t.Fatalf("page state %s: %s", st.State, st.Error)
+	}
+}
+
+func (v *viewer) eval(expr string, res any) {
+	v.t.Helper()
+	if err := v.page.Eval(v.ctx, expr, res); err != nil {
+		v.t.Fatal(err)
+	}
+}
+
+// renders returns the page's count of completed renders.
+func (v *viewer) renders() int {
+	var n string
+	v.eval(`document.documentElement.dataset.renders || '0'`, &n)
+	var k int
+	fmt.Sscan(n, &k)
+	return k
+}
+
+// after runs act and waits for the page to finish the render it causes.
+func (v *viewer) after(act func()) {
+	v.t.Helper()
+	n := v.renders()
+	act()
+	if err := v.page.WaitFor(v.ctx, fmt.Sprintf(`Number(document.documentElement.dataset.renders) > %d || document.documentElement.dataset.state === 'error'`, n)); err != nil {
+		v.t.Fatal(err)
+	}
+	v.waitReady()
+}
+
+func (v *viewer) screenshot(name string) string {
+	v.t.Helper()
+	png, err := v.page.Screenshot(v.ctx)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	dir := os.Getenv(EnvScreenshots)
+	if dir == "" {
+		dir = v.t.ArtifactDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		v.t.Fatal(err)
+	}
+	p := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		v.t.Fatal(err)
+	}
+	return p
+}
+
+// inked returns the share of non-white pixels of a canvas.
+func (v *viewer) inked(id string) float64 {
+	var f float64
+	v.eval(`(() => { const c = document.getElementById('`+id+`'); const d = c.getContext('2d').getImageData(0, 0, c.width, Math.min(c.height, 400)).data;
+		let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 250 || d[i+1] < 250 || d[i+2] < 250) n++; return n / (d.length / 4); })()`, &f)
+	return f
+}
+
+// clean checks that no script from the data ran and nothing threw.
+func (v *viewer) clean() {
+	v.t.Helper()
+	var calls []string
+	v.eval(`window.__calls`, &calls)
+	if len(calls) > 0 || len(v.page.Dialogs()) > 0 {
+		v.t.Errorf("scripts from the data ran: %q %+v", calls, v.page.Dialogs())
+	}
+	if ex := v.page.Exceptions(); len(ex) > 0 {
+		v.t.Errorf("uncaught exceptions: %q", ex)
+	}
+}
+
+type drawnBox struct {
+	ID    int32   `json:"id"`
+	Level int32   `json:"level"`
+	Start float64 `json:"start"`
+	Dur   float64 `json:"dur"`
+	Name  *string `json:"name"`
+	Count int32   `json:"count"`
+	X, W  float64
+}
+
+// checkDrawn compares the boxes the page drew with the session's
+// flame-chart entries for the page's window.
+func (v *viewer) checkDrawn(ti int) int {
+	v.t.Helper()
+	var drawn []drawnBox
+	v.eval(`window.__jsprof.drawn()`, &drawn)
+	var win struct{ From, To float64 }
+	v.eval(`window.__jsprof.window()`, &win)
+	var geo struct{ Width, Height, Top float64 }
+	v.eval(`(() => { const s = document.getElementById('flame-scroll'); return {width: s.clientWidth, height: s.clientHeight, top: s.scrollTop}; })()`, &geo)
+	want := flameEntries(v.t, v.sess, ti)
+	from, to := int64(win.From*1e3), int64(win.To*1e3)
+	px := float64(to-from) / geo.Width
+	got := map[int32]bool{}
+	for _, d := range drawn {
+		if d.ID < 0 {
+			continue
+		}
+		e := want[d.ID]
+		if e.level != d.Level || fmt.Sprintf("%.3f", float64(e.start)/1e3) != fmt.Sprintf("%.3f", d.Start) ||
+			fmt.Sprintf("%.3f", float64(e.dur)/1e3) != fmt.Sprintf("%.3f", d.Dur) || d.Name == nil || *d.Name != e.name {
+			v.t.Fatalf("drawn box %+v is not entry %d %+v", d, d.ID, e)
+		}
+		got[d.ID] = true
+	}
+	missing := 0
+	for id, e := range want {
+		if e.start+e.dur <= from || e.start >= to || float64(e.dur) < 1.01*px || float64(e.level+1)*16 > geo.Top+geo.Height {
+			continue
+		}
+		if !got[int32(id)] {
+			missing++
+			if missing < 5 {
+				v.t.Errorf("entry %d %+v (%.1f px) in the window is not drawn", id, e, float64(e.dur)/px)
+			}
+		}
+	}
+	if len(got) == 0 {
+		v.t.Errorf("no entry drawn in the window %+v", win)
+	}
+	return len(got)
+}
+
+func corpus(rel string) string {
+	return filepath.Join(proftest.RepoRoot(), "..", "shared", "corpus", rel)
+}
+
+// TestBrowser opens the viewer on a .cpuprofile, a multi-thread trace and
+// an XS profile in headless Chromium and checks what it draws and lists
+// against the session and the CLI, then drives it: hover, click, zoom,
+// range selection, search, a transform, back/forward and a reload.
+func TestBrowser(t *testing.T) {
+	b, ctx := startBrowser(t)
+	cases := []struct{ name, file string }{
+		{"mix", testdata("mix.cpuprofile")},
+		{"trace", corpus("devtools/two-workers.json.gz")},
+		{"xs", corpus("xs/xs_workload.cpuprofile")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if !exists(tc.file) {
+				t.Skipf("%s is absent (../shared/corpus is not next to this checkout)", tc.file)
+			}
+			v := open(t, b, ctx, tc.file, "")
+			var info report.ViewerInfo
+			v.eval(`fetch('/api/info').then(r => r.json())`, &info)
+			n := v.checkDrawn(info.Default)
+			if f := v.inked("flame"); f < 0.003 {
+				t.Errorf("flame chart canvas is %.1f%% inked: empty?", 100*f)
+			}
+			if f := v.inked("activity"); f < 0.01 {
+				t.Errorf("activity canvas is %.1f%% inked: empty?", 100*f)
+			}
+			// The call tree's top level is jsprof tree --json's depth 1.
+			th := info.Threads[info.Default]
+			var tree report.Tree
+			runCLI(t, &tree, "tree", "--json", "--depth", "1", "--thread", fmt.Sprintf("%d:%d", th.PID, th.TID), tc.file)
+			var rows []string
+			v.eval(`[...document.querySelectorAll('#panel-table tbody tr')].map(tr => tr.querySelector('.fn').textContent + '|' + tr.cells[0].textContent)`, &rows)
+			var want []string
+			for _, nd := range tree.Threads[0].Nodes[1:] {
+				name := nd.Name
+				if name == "" {
+					name = "(anonymous)"
+				}
+				want = append(want, name+"|"+fmtMs(float64(nd.TotalMs)/1e6))
+			}
+			if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+				t.Errorf("call tree rows:\n%s\nwant (jsprof tree --json):\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+			}
+			t.Logf("%d threads; %d entries drawn; %d tree rows; screenshot %s", len(info.Threads), n, len(rows), v.screenshot(tc.name+"-calltree"))
+			for _, tab := range []string{"bottomup", "functions", "flamegraph", "summary"} {
+				v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=`+tab+`]').click()`, nil) })
+				if tab == "flamegraph" {
+					if f := v.inked("graph"); f < 0.05 {
+						t.Errorf("flame graph canvas is %.1f%% inked: empty?", 100*f)
+					}
+				}
+				v.screenshot(tc.name + "-" + tab)
+			}
+			if tc.name == "mix" {
+				interact(t, v, info.Default)
+			}
+			v.clean()
+		})
+	}
+}
+
+// fmtMs is format.js's fmtMs for the values of the tests.
+func fmtMs(ms float64) string {
+	a := ms
+	if a < 0 {
+		a = -a
+	}
+	switch {
+	case a >= 10000:
+		return fmt.Sprintf("%.1f s", ms/1000)
+	case a >= 1000:
+		return fmt.Sprintf("%.2f s", ms/1000)
+	case a >= 100:
+		return fmt.Sprintf("%.1f ms", ms)
+	case a >= 1:
+		return fmt.Sprintf("%.2f ms", ms)
+	case a == 0:
+		return "0 ms"
+	case a >= 0.01:
+		return fmt.Sprintf("%.0f µs", ms*1000)
+	}
+	return fmt.Sprintf("%.1f µs", ms*1000)
+}
+
+func interact(t *testing.T, v *viewer, ti int) {
+	// Hover a wide box of the flame chart: the tooltip names it.
+	var drawn []drawnBox
+	v.eval(`window.__jsprof.drawn()`, &drawn)
+	var box drawnBox
+	for _, d := range drawn {
+		if d.ID >= 0 && d.W > box.W && d.Level > 0 {
+			box = d
+		}
+	}
+	var off struct{ X, Y float64 }
+	v.eval(`(() => { const r = document.getElementById('flame').getBoundingClientRect(); return {x: r.left, y: r.top}; })()`, &off)
+	x, y := off.X+box.X+box.W/2, off.Y+float64(box.Level)*16+8
+	if err := v.page.Mouse(v.ctx, "mouseMoved", x, y, "none", 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.page.WaitFor(v.ctx, `!document.getElementById('tooltip').hidden && document.getElementById('tooltip').textContent.length > 0`); err != nil {
+		t.Fatal(err)
+	}
+	var tip string
+	v.eval(`document.querySelector('#tooltip .b').textContent`, &tip)
+	name := "(anonymous)"
+	if box.Name != nil && *box.Name != "" {
+		name = *box.Name
+	}
+	if tip != name {
+		t.Errorf("tooltip names %q, want %q", tip, name)
+	}
+	v.screenshot("mix-hover")
+	// Click: the function's callers and callees show.
+	v.page.Mouse(v.ctx, "mousePressed", x, y, "left", 1, 0)
+	v.page.Mouse(v.ctx, "mouseReleased", x, y, "left", 1, 0)
+	if err := v.page.WaitFor(v.ctx, `document.querySelector('#detail h3 .fn') && document.querySelector('#detail h3 .fn').textContent === `+jsString(name)); err != nil {
+		t.Fatal(err)
+	}
+	v.screenshot("mix-selected")
+	// Zoom with the wheel: the window narrows and the boxes still match.
+	var before, after struct{ From, To float64 }
+	v.eval(`window.__jsprof.window()`, &before)
+	for range 3 {
+		v.page.Mouse(v.ctx, "mouseWheel", x, y, "none", 0, -400)
+	}
+	if err := v.page.WaitFor(v.ctx, fmt.Sprintf(`window.__jsprof.window().to - window.__jsprof.window().from < %f`, (before.To-before.From)*0.9)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the debounced fetch of the new boxes
+	v.eval(`window.__jsprof.window()`, &after)
+	v.checkDrawn(ti)
+	v.screenshot("mix-zoomed")
+	// Range selection on the activity graph: the tables follow.
+	var act struct{ X, Y, W float64 }
+	v.eval(`(() => { const r = document.getElementById('activity').getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width}; })()`, &act)
+	v.after(func() {
+		v.page.Mouse(v.ctx, "mousePressed", act.X+act.W*0.2, act.Y+20, "left", 1, 0)
+		v.page.Mouse(v.ctx, "mouseMoved", act.X+act.W*0.5, act.Y+20, "left", 0, 0)
+		v.page.Mouse(v.ctx, "mouseReleased", act.X+act.W*0.5, act.Y+20, "left", 1, 0)
+	})
+	var st map[string]any
+	v.eval(`window.__jsprof.state()`, &st)
+	if st["rfrom"] == "" || st["rto"] == "" {
+		t.Errorf("range selection left no range in the state: %v", st)
+	}
+	v.screenshot("mix-range")
+	// Search: matching boxes stay bright and the function list filters.
+	v.after(func() {
+		v.eval(`(() => { const s = document.getElementById('search'); s.value = 'fib'; s.dispatchEvent(new Event('input')); })()`, nil)
+	})
+	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=functions]').click()`, nil) })
+	var names []string
+	v.eval(`[...document.querySelectorAll('#panel-table tbody tr .fn')].map(e => e.textContent)`, &names)
+	for _, n := range names {
+		if !strings.Contains(strings.ToLower(n), "fib") {
+			t.Errorf("search fib lists %q", n)
+		}
+	}
+	v.screenshot("mix-search")
+	// A transform from the selected function, then back and forward, and
+	// a reload of the copied URL.
+	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=calltree]').click()`, nil) })
+	v.eval(`document.querySelector('#panel-table tbody tr').click()`, nil)
+	if err := v.page.WaitFor(v.ctx, `document.querySelector('#detail .actions button')`); err != nil {
+		t.Fatal(err)
+	}
+	rowsOf := func() string {
+		var s string
+		v.eval(`[...document.querySelectorAll('#panel-table tbody tr')].map(tr => tr.textContent).join('\n')`, &s)
+		return s
+	}
+	plain := rowsOf()
+	v.after(func() { v.eval(`document.querySelectorAll('#detail .actions button')[2].click()`, nil) }) // Drop
+	var crumbs string
+	v.eval(`document.getElementById('crumbs').textContent`, &crumbs)
+	if !strings.Contains(crumbs, "drop") {
+		t.Errorf("breadcrumbs %q, want a drop", crumbs)
+	}
+	focused := rowsOf()
+	if focused == plain {
+		t.Errorf("drop changed nothing")
+	}
+	var href string
+	v.eval(`location.href`, &href)
+	v.screenshot("mix-transform")
+	v.after(func() { v.eval(`history.back()`, nil) })
+	if got := rowsOf(); got != plain {
+		t.Errorf("back: rows differ from before the focus")
+	}
+	v.after(func() { v.eval(`history.forward()`, nil) })
+	if got := rowsOf(); got != focused {
+		t.Errorf("forward: rows differ from the transformed ones")
+	}
+	v.navigate(href)
+	if got := rowsOf(); got != focused {
+		t.Errorf("reload of %s: rows differ from the transformed ones", href)
+	}
+	u, _ := url.Parse(href)
+	if !strings.Contains(u.RawQuery, "x=drop") {
+		t.Errorf("the URL %s does not keep the transform", href)
+	}
+}
+
+func jsString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// hostileNames try to break out of text, attributes and URLs.
+var hostileNames = []string{
+	`<script>alert(1)</script>`,
+	`"><img src=x onerror=alert(2)>`,
+	`'><svg onload=alert(3)>`,
+	`javascript:alert(4)`,
+	"\u202eevil bidi\u202c",
+	"nul\x00bell\x07esc\x1b tab\tnl\nCR\r",
+	`</textarea><iframe src="javascript:alert(5)">`,
+	`{{constructor.constructor('alert(6)')()}}`,
+}
+
+// hostileProfile writes a .cpuprofile whose function names and URLs are
+// hostileNames, plus a 1 MB name.
+func hostileProfile(t *testing.T) string {
+	type frame struct {
+		FunctionName string `json:"functionName"`
+		ScriptID     string `json:"scriptId"`
+		URL          string `json:"url"`
+		LineNumber   int    `json:"lineNumber"`
+		ColumnNumber int    `json:"columnNumber"`
+	}
+	type node struct {
+		ID        int   `json:"id"`
+		CallFrame frame `json:"callFrame"`
+		Children  []int `json:"children,omitempty"`
+	}
+	names := append(append([]string{}, hostileNames...), strings.Repeat("<b>big</b>", 100_000))
+	nodes := []node{{ID: 1, CallFrame: frame{FunctionName: "(root)", ScriptID: "0", LineNumber: -1, ColumnNumber: -1}}}
+	var samples, deltas []int
+	for i, n := range names {
+		id := len(nodes) + 1
+		nodes[0].Children = append(nodes[0].Children, id)
+		nodes = append(nodes, node{ID: id, CallFrame: frame{FunctionName: n, ScriptID: fmt.Sprint(i + 1), URL: names[(i+1)%len(hostileNames)], LineNumber: i}})
+		for range 5 + i {
+			samples = append(samples, id)
+			deltas = append(deltas, 1000)
+		}
+	}
+	b, err := json.Marshal(map[string]any{"nodes": nodes, "startTime": 0, "endTime": len(samples) * 1000, "samples": samples, "timeDeltas": deltas})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "hostile.cpuprofile")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBrowserHostile: names that try to be HTML or script show as text,
+// and nothing runs.
+func TestBrowserHostile(t *testing.T) {
+	b, ctx := startBrowser(t)
+	v := open(t, b, ctx, hostileProfile(t), "?tab=functions")
+	var got struct {
+		Scripts, Imgs, Iframes, Svgs int
+		Names                        []string
+	}
+	v.eval(`({scripts: document.scripts.length, imgs: document.images.length, iframes: document.querySelectorAll('iframe').length,
+		svgs: document.querySelectorAll('svg').length, names: [...document.querySelectorAll('#panel-table .fn')].map(e => e.textContent)})`, &got)
+	if got.Scripts != 1 || got.Imgs != 0 || got.Iframes != 0 || got.Svgs != 0 {
+		t.Errorf("the page grew elements from the data: %+v", got)
+	}
+	for _, n := range hostileNames[:4] {
+		found := false
+		for _, g := range got.Names {
+			found = found || g == n
+		}
+		if !found {
+			t.Errorf("name %q is not shown as text (shown: %q)", n, got.Names)
+		}
+	}
+	// Hover every box of the flame chart and select one: tooltips and the
+	// detail panel take the names as text too.
+	var drawn []drawnBox
+	v.eval(`window.__jsprof.drawn()`, &drawn)
+	var off struct{ X, Y float64 }
+	v.eval(`(() => { const r = document.getElementById('flame').getBoundingClientRect(); return {x: r.left, y: r.top}; })()`, &off)
+	for _, d := range drawn {
+		x, y := off.X+d.X+d.W/2, off.Y+float64(d.Level)*16+8
+		v.page.Mouse(v.ctx, "mouseMoved", x, y, "none", 0, 0)
+	}
+	v.page.Mouse(v.ctx, "mousePressed", off.X+drawn[0].X+2, off.Y+8, "left", 1, 0)
+	v.page.Mouse(v.ctx, "mouseReleased", off.X+drawn[0].X+2, off.Y+8, "left", 1, 0)
+	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=calltree]').click()`, nil) })
+	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=summary]').click()`, nil) })
+	v.eval(`({scripts: document.scripts.length, imgs: document.images.length, iframes: document.querySelectorAll('iframe').length, svgs: document.querySelectorAll('svg').length, names: []})`, &got)
+	if got.Scripts != 1 || got.Imgs != 0 || got.Iframes != 0 || got.Svgs != 0 {
+		t.Errorf("the page grew elements from the data: %+v", got)
+	}
+	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=calltree]').click()`, nil) })
+	t.Logf("screenshot %s", v.screenshot("hostile"))
+	v.clean()
+}
