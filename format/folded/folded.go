@@ -10,12 +10,16 @@ package folded
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/jsprof/jsprof/profile"
 )
@@ -104,26 +108,91 @@ type Line struct {
 	Weight int64
 }
 
-// Parse reads folded stacks. Empty lines are skipped; a line without a
-// numeric weight after its last space is an error naming the line.
+// Parse reads folded stacks (UTF-8, or UTF-16 with a byte-order mark).
+// Empty lines are skipped; a line without a numeric weight after its last
+// space is an error naming the line.
 func Parse(r io.Reader) ([]Line, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	lines, bad, err := parseLines(data)
+	if err == nil && bad.n > 0 {
+		err = bad.first
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lines, nil
+}
+
+// invalid counts the lines parseLines skipped, and gives the first one's
+// error.
+type invalid struct {
+	n     int64
+	first error
+}
+
+// parseLines reads the folded lines of data, skipping (and counting) the
+// invalid ones. UTF-16 input with a byte-order mark is decoded first, and a
+// UTF-8 byte-order mark is dropped.
+func parseLines(data []byte) ([]Line, invalid, error) {
 	var out []Line
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimRight(sc.Text(), "\r")
+	var bad invalid
+	text := decode(data)
+	for n := 1; len(text) > 0; n++ {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		line = strings.TrimRight(line, "\r")
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			return nil, fmt.Errorf("line %d: no weight", n)
+		l, err := parseLine(line)
+		if err != nil {
+			bad.n++
+			if bad.first == nil {
+				bad.first = fmt.Errorf("line %d: %w", n, err)
+			}
+			continue
 		}
-		w, err := strconv.ParseInt(line[i+1:], 10, 64)
-		if err != nil || w < 0 {
-			return nil, fmt.Errorf("line %d: weight %q is not a non-negative integer", n, line[i+1:])
-		}
-		out = append(out, Line{Frames: strings.Split(line[:i], ";"), Weight: w})
+		out = append(out, l)
 	}
-	return out, sc.Err()
+	return out, bad, nil
+}
+
+// parseLine parses one non-blank line.
+func parseLine(line string) (Line, error) {
+	i := strings.LastIndexByte(line, ' ')
+	if i < 0 {
+		return Line{}, errors.New("no weight")
+	}
+	w, err := strconv.ParseInt(line[i+1:], 10, 64)
+	if err != nil || w < 0 {
+		return Line{}, fmt.Errorf("weight %q is not a non-negative integer", line[i+1:])
+	}
+	return Line{Frames: strings.Split(line[:i], ";"), Weight: w}, nil
+}
+
+// decode returns data as text: UTF-16 (little or big endian) when it
+// starts with that byte-order mark, else as it is without a UTF-8
+// byte-order mark. An odd final byte of UTF-16 is dropped.
+func decode(data []byte) string {
+	var order binary.ByteOrder
+	switch {
+	case len(data) >= 2 && data[0] == 0xff && data[1] == 0xfe:
+		order = binary.LittleEndian
+	case len(data) >= 2 && data[0] == 0xfe && data[1] == 0xff:
+		order = binary.BigEndian
+	default:
+		return string(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	}
+	units := make([]uint16, 0, len(data)/2-1)
+	for i := 2; i+1 < len(data); i += 2 {
+		units = append(units, order.Uint16(data[i:]))
+	}
+	return string(utf16.Decode(units))
 }

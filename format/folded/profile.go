@@ -17,13 +17,23 @@ var location = regexp.MustCompile(`^(.*) (\S+?):(\d+)(?::(\d+))?$`)
 // as jsprof writes them), the samples laid end to end from 0, and the last
 // sample's end is recorded so that every line keeps its weight exactly.
 // Frames written by Label ("name url:line:col") get their URL and position
-// back.
+// back. UTF-16 input with a byte-order mark is decoded. Lines that are not
+// folded stacks (no weight, a weight that is not a non-negative integer) are
+// skipped and counted in the diagnostic "invalid-line"; an input with no
+// valid line is an error naming its first line.
 func ParseProfile(r io.Reader) (*profile.Profile, error) {
-	lines, err := Parse(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	lines, bad, err := parseLines(data)
 	if err != nil {
 		return nil, err
 	}
 	if len(lines) == 0 {
+		if bad.first != nil {
+			return nil, bad.first
+		}
 		return nil, &profile.ParseError{Offset: 0, Err: profile.ErrEmpty}
 	}
 	b := profile.NewBuilder("folded")
@@ -76,6 +86,9 @@ func ParseProfile(r io.Reader) (*profile.Profile, error) {
 	}
 	p.Threads = []profile.Thread{{PID: 1, TID: 1, Name: "main", Nodes: profile.Range{Start: 0, End: int32(len(p.Nodes))},
 		Samples: profile.Range{Start: 0, End: int32(len(p.Samples.Node))}, End: t, LastSampleEnd: t}}
+	if bad.n > 0 {
+		p.Diagnostics.Add("invalid-line", bad.n, "%d lines are not folded stacks (\"frame;frame weight\") and were skipped; the first: %v", bad.n, bad.first)
+	}
 	p.Diagnostics.Add("synthetic-times", int64(len(lines)), "folded stacks have no times: %d samples were laid end to end, each lasting its weight", len(lines))
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("internal error: %w", err)
@@ -83,10 +96,14 @@ func ParseProfile(r io.Reader) (*profile.Profile, error) {
 	return p, nil
 }
 
-// Sniff reports whether data looks like folded stacks: text whose first
-// non-empty line ends in a space and a number.
+// Sniff reports whether data looks like folded stacks: text (UTF-8, or
+// UTF-16 with a byte-order mark) whose first non-empty line ends in a space
+// and a number.
 func Sniff(data []byte) bool {
-	line := bytes.TrimSpace(data)
+	if len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff) {
+		data = []byte(decode(data[:min(len(data), 64<<10)&^1]))
+	}
+	line := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {
 		line = bytes.TrimSpace(line[:i])
 	}
