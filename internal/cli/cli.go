@@ -37,6 +37,9 @@ Usage:
   jsprof record [-o OUT] [--interval D] [--duration D] (-- node SCRIPT ARGS | --pid PID | --inspect ADDR | --chrome URL)
                                                record a live Node program (workers too) or a page
                                                loading in headless Chromium, over the DevTools protocol
+  jsprof view [--addr HOST:PORT] [--no-open] [--source-root DIR]… FILE
+                                               open FILE in a local web viewer (flame chart, trees,
+                                               flame graph, transforms) served on 127.0.0.1
 
 FILE is a V8 .cpuprofile (Node --cpu-prof, Chrome DevTools, Deno, XS) or a
 Chrome trace (DevTools Performance recording, chrome://tracing; array or
@@ -83,6 +86,7 @@ var commands = []command{
 	{"push", pushUsage, runPush},
 	{"version", versionUsage, runVersion},
 	{"record", recordUsage, runRecord},
+	{"view", viewUsage, runView},
 }
 
 // Run runs the jsprof command line with args (without the program name) and
