@@ -130,20 +130,19 @@ func WriteDiff(w io.Writer, base, new DiffSide, opts DiffOptions) error {
 	if opts.Reverse {
 		bt, nt = nt, bt
 	}
-	sub := fmt.Sprintf("widths: %s profile; colour: change of self time (red more, blue less, grey none); base %s ms, new %s ms",
-		which, msF(bt*scale), msF(nt))
+	sub := fmt.Sprintf("widths: %s profile; base %s ms, new %s ms", which, msF(bt), msF(nt))
 	if scale != 1 {
-		sub += fmt.Sprintf(" (base scaled ×%.4g)", scale)
+		sub += fmt.Sprintf(" (base scaled ×%.4g to compare)", scale)
 	}
 	if d.lost > 0 {
 		other := "base"
 		if opts.Reverse {
 			other = "new"
 		}
-		sub += fmt.Sprintf("; %s ms of the %s is on paths not drawn", ms(d.lost), other)
+		sub += fmt.Sprintf("; %s ms of the %s on paths not drawn", ms(d.lost), other)
 	}
-	if opts.View != "" {
-		sub += ", view " + opts.View
+	if opts.View != "" && opts.View != "all" {
+		sub += "; view " + opts.View
 	}
 	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="0 0 %d %d">
@@ -239,7 +238,7 @@ text{font:12px Verdana,"DejaVu Sans",sans-serif;fill:#000}
 		}
 		fmt.Fprintf(bw, `<rect x="%d" y="%d" width="%d" height="12" fill="%s"/>`+"\n", pad+k*stepW, ly, stepW, fill)
 	}
-	fmt.Fprintf(bw, `<text x="%d" y="%d">self time %s ms … no change … %s ms</text>`+"\n",
+	fmt.Fprintf(bw, `<text x="%d" y="%d">change of self time: %s ms (blue, less) … none (grey) … %s ms (red, more)</text>`+"\n",
 		pad+steps*stepW+8, ly+10, signedMs(-maxDelta), signedMs(maxDelta))
 	fmt.Fprintf(bw, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", pad, height-9)
 	if !opts.NoScript {

@@ -324,6 +324,10 @@ func writeDiffText(w io.Writer, sides [2]*loaded, res *compare.Result, n int, by
 		case compare.Removed:
 			mark = "  [removed]"
 		}
+		// Long paths keep their innermost functions (--json has them all).
+		if len(names) > 5 {
+			names = append([]string{"…"}, names[len(names)-4:]...)
+		}
 		fmt.Fprintf(w, "%10.3f %10.3f %10s %10.3f %10.3f %10s  %s%s\n", p.Base.Self.Millis(), p.New.Self.Millis(), signed(d.Self.Millis()),
 			p.Base.Total.Millis(), p.New.Total.Millis(), signed(d.Total.Millis()), strings.Join(names, " > "), mark)
 	}
