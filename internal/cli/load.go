@@ -47,8 +47,9 @@ type loadOptions struct {
 	// transform is nil for commands without view, range or transform flags.
 	transform *transformFlags
 	keepArgs  bool // keep trace events' args (to write a trace again)
-	// allowEmpty accepts an input without a sampled thread (summary
-	// explains it; other commands fail).
+	// allowEmpty accepts an input without a sampled thread, or whose trees
+	// hold no time (summary explains what the file holds; other commands
+	// fail with the reason).
 	allowEmpty bool
 }
 
@@ -163,7 +164,7 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	if err := s.Categories(ctx); err != nil {
 		return nil, err
 	}
-	if opts.trees && len(l.threads) > 0 {
+	if opts.trees && len(l.threads) > 0 && !opts.allowEmpty {
 		empty := true
 		for _, ta := range l.threads {
 			root := &ta.tree.TopDown[0]
@@ -193,7 +194,10 @@ func noThreads(name string, p *profile.Profile) error {
 // transforms that leave nothing.
 func emptyTrees(l *loaded, vo *view.Options) error {
 	what := "the transforms leave no time"
-	if vo.From != 0 || vo.To != 0 {
+	switch {
+	case vo.IsZero():
+		what = "the samples cover no time (see jsprof summary for what the file holds)"
+	case vo.From != 0 || vo.To != 0:
 		var span profile.Time
 		for _, ta := range l.threads {
 			if ts := ta.timeline.Times; len(ts) > 0 {
@@ -205,7 +209,7 @@ func emptyTrees(l *loaded, vo *view.Options) error {
 		if vo.To == 0 {
 			what = fmt.Sprintf("the range from %s holds no time (the samples span 0–%s from the first)", duration(vo.From), duration(span))
 		}
-	} else if vo.View != view.All && len(vo.Focus)+len(vo.Drop)+len(vo.Merge) == 0 {
+	case vo.View != view.All && len(vo.Focus)+len(vo.Drop)+len(vo.Merge) == 0:
 		what = fmt.Sprintf("the %s view leaves no time", vo.View)
 	}
 	return fmt.Errorf("%s: nothing to show: %s", l.name, what)
