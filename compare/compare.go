@@ -150,7 +150,8 @@ type Result struct {
 	// Normalize).
 	Scale float64
 	// Functions holds every function of either side, the largest absolute
-	// change of self time first (then of total time, then by key).
+	// change of self time first (then of total time, then the heavier
+	// function, then by key).
 	Functions []Function
 	// Paths holds every call path of either side when Options.Paths is
 	// set, the largest absolute change of self time first.
@@ -227,7 +228,11 @@ func Diff(ctx context.Context, base, new Side, opts Options) (*Result, error) {
 	}
 	slices.SortStableFunc(order, func(x, y int32) int {
 		fx, fy := &res.Functions[x], &res.Functions[y]
-		return byChange(fx.Delta(), fy.Delta(), func() int { return compareKeys(fx.Key, fy.Key) })
+		return byChange(fx.Delta(), fy.Delta(), func() int {
+			// Equal changes (none, often): the heavier function first.
+			return cmp.Or(cmp.Compare(max(fy.New.Self, fy.Base.Self), max(fx.New.Self, fx.Base.Self)),
+				cmp.Compare(max(fy.New.Total, fy.Base.Total), max(fx.New.Total, fx.Base.Total)), compareKeys(fx.Key, fy.Key))
+		})
 	})
 	renum := make([]int32, len(order))
 	sorted := make([]Function, len(order))
@@ -256,7 +261,10 @@ func Diff(ctx context.Context, base, new Side, opts Options) (*Result, error) {
 			res.Paths = append(res.Paths, p)
 		}
 		slices.SortFunc(res.Paths, func(x, y Path) int {
-			return byChange(x.Delta(), y.Delta(), func() int { return slices.Compare(x.Funcs, y.Funcs) })
+			return byChange(x.Delta(), y.Delta(), func() int {
+				return cmp.Or(cmp.Compare(max(y.New.Self, y.Base.Self), max(x.New.Self, x.Base.Self)),
+					cmp.Compare(max(y.New.Total, y.Base.Total), max(x.New.Total, x.Base.Total)), slices.Compare(x.Funcs, y.Funcs))
+			})
 		})
 	}
 	return res, nil
