@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -31,11 +32,17 @@ type Limits struct {
 	MaxSamples int
 	// MaxDepth is the deepest stack, in frames.
 	MaxDepth int
+	// MaxBytes is the largest profile, in bytes (gzipped pprof).
+	MaxBytes int
 }
 
 // DefaultLimits are Pyroscope's default per-tenant limits
-// (max_profile_stacktrace_samples, max_profile_stacktrace_depth).
-var DefaultLimits = Limits{MaxSamples: 16000, MaxDepth: 1000}
+// (max_profile_stacktrace_samples, max_profile_stacktrace_depth,
+// max_profile_size_bytes).
+var DefaultLimits = Limits{MaxSamples: 16000, MaxDepth: 1000, MaxBytes: 4 << 20}
+
+// ErrTooLarge reports a profile over Limits.MaxBytes after trimming.
+var ErrTooLarge = errors.New("profile too large for the backend")
 
 // Options controls Prepare. The zero value prepares every thread under
 // DevTools' tree, with no limits, timed from the profile.
@@ -135,6 +142,10 @@ func Prepare(ctx context.Context, s *session.Session, opts Options) (*Profile, e
 		return nil, err
 	}
 	out.PProf = buf.Bytes()
+	if lim := opts.Limits.MaxBytes; lim > 0 && len(out.PProf) > lim {
+		return nil, fmt.Errorf("%w: %d bytes of pprof (%d stacks), over the limit of %d; fewer stacks (a lower sample limit, a range, a view or --thread) make it smaller",
+			ErrTooLarge, len(out.PProf), out.Samples, lim)
+	}
 	return out, nil
 }
 

@@ -27,7 +27,8 @@ file's modification time less the duration, else --start.
 Pyroscope's limits are kept and what they cut is reported: stacks deeper
 than --max-depth (default 1000) keep their innermost frames under a
 "(truncated)" frame; past --max-samples (default 16000) distinct stacks,
-the lightest become one "(other)" sample. Totals do not change.
+the lightest become one "(other)" sample per thread. Totals do not change.
+A profile still over --max-bytes (default 4 MiB) is an error that says so.
 
 Credentials: --basic-auth USER:PASSWORD or --bearer TOKEN, or (better, as
 they do not show in the process list) the environment variables
@@ -52,6 +53,7 @@ func runPush(e *env, args []string) error {
 	retries := fs.Int("retries", 4, "retries on 429, 5xx and network errors")
 	maxSamples := fs.Int("max-samples", push.DefaultLimits.MaxSamples, "most distinct stacks per profile (0: no limit)")
 	maxDepth := fs.Int("max-depth", push.DefaultLimits.MaxDepth, "deepest stack, in frames (0: no limit)")
+	maxBytes := fs.Int("max-bytes", push.DefaultLimits.MaxBytes, "largest profile in bytes of gzipped pprof (0: no limit); a larger one is an error")
 	start := fs.String("start", "", "wall-clock start of the profiles, RFC 3339 (default: from the profile or the file)")
 	names, err := parsePositional(e, fs, pushUsage, args, 0, "one or more FILEs")
 	if err != nil {
@@ -79,7 +81,7 @@ func runPush(e *env, args []string) error {
 	} else if *retries == 0 {
 		*retries = -1 // no retry (0 means the default to the client)
 	}
-	po := push.Options{Threads: *common.thread, Limits: push.Limits{MaxSamples: *maxSamples, MaxDepth: *maxDepth}}
+	po := push.Options{Threads: *common.thread, Limits: push.Limits{MaxSamples: *maxSamples, MaxDepth: *maxDepth, MaxBytes: *maxBytes}}
 	if po.View, err = transform.options(); err != nil {
 		return err
 	}

@@ -197,6 +197,9 @@ func TestPushLimitsAndErrors(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "401 Unauthorized: unauthenticated: invalid token") || strings.Contains(r.stderr+r.stdout, "hunter2") {
 		t.Errorf("push to a server refusing it: %v", r)
 	}
+	if r := run(t, nil, "push", "--url", ts.URL, "--name", "svc", "--max-bytes", "1000", profilePath("mix")); r.code != 1 || !strings.Contains(r.stderr, "over the limit of 1000") {
+		t.Errorf("push over --max-bytes: %v", r)
+	}
 	if r := run(t, nil, "push", "--name", "svc", profilePath("mix")); r.code != 2 {
 		t.Errorf("push without --url: %v", r)
 	}
