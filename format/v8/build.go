@@ -100,7 +100,11 @@ func (p *parser) appendThread(th profile.Thread) error {
 
 	// 1. Children lists, as raw indexes. DevTools uses children when the first
 	// node has them, else it builds them from parent links in array order.
+	// In trace chunks (lenient), a link to a node no chunk defines (a chunk
+	// without args.data) is counted and left out: a node whose parent is
+	// missing is unreachable and dropped with its subtree and samples.
 	n := len(p.nodes)
+	var undefined int64
 	kidStart := make([]int32, n+1)
 	var kids []int32
 	if p.nodes[0].hasChildren {
@@ -111,6 +115,10 @@ func (p *parser) appendThread(th profile.Thread) error {
 			for j, c := range p.children[r[0]:r[1]] {
 				k, ok := ids.get(c)
 				if !ok {
+					if p.lenient {
+						undefined++
+						continue
+					}
 					return p.failf(p.nodes[i].off, fmt.Sprintf("%s.children[%d]", p.nodePath(i), j), "unknown node id %d", c)
 				}
 				kids = append(kids, k)
@@ -128,6 +136,10 @@ func (p *parser) appendThread(th profile.Thread) error {
 			}
 			k, ok := ids.get(nd.parent)
 			if !ok {
+				if p.lenient {
+					undefined++ // left without a parent: unreachable, dropped with its subtree
+					continue
+				}
 				return p.failf(nd.off, p.nodePath(i)+".parent", "unknown node id %d", nd.parent)
 			}
 			parent[i] = k
@@ -343,6 +355,8 @@ func (p *parser) appendThread(th profile.Thread) error {
 			prof.Diagnostics.Add("hitcount-mismatch", 1, "the nodes' hitCounts add up to %d but there are %d samples; times come from the samples", sum, ns)
 		}
 	}
+	prof.Diagnostics.Add("undefined-node-link", undefined, "%d parent or children links named nodes no chunk of the profile defines (chunks without args.data?); "+
+		"the nodes below them are unreachable", undefined)
 	prof.Diagnostics.Add("unreachable-node", int64(unreachable), "%d nodes are not reachable from the root and were dropped", unreachable)
 	prof.Diagnostics.Add("sample-unreachable-node", dropped, "%d samples named unreachable nodes and were dropped", dropped)
 	prof.Diagnostics.Add("sample-unknown-node", unknown, "%d samples named nodes the profile never defined (a lost chunk?) and were dropped", unknown)
