@@ -21,6 +21,19 @@ var documented = map[string]any{
 	"report.Call":    Call{},
 	"report.Entry":   Entry{},
 	"report.Diff":    Diff{},
+	// The viewer's API (report/viewer.go).
+	"report.ViewerStatus":    ViewerStatus{},
+	"report.ViewerInfo":      ViewerInfo{},
+	"report.FlameBoxes":      FlameBoxes{},
+	"report.FlameEntry":      FlameEntry{},
+	"report.Activity":        Activity{},
+	"report.ViewerStack":     ViewerStack{},
+	"report.ViewerTree":      ViewerTree{},
+	"report.ViewerFunctions": ViewerFunctions{},
+	"report.ViewerFunction":  ViewerFunction{},
+	"report.FlameGraph":      FlameGraph{},
+	"report.ViewerSource":    ViewerSource{},
+	"report.ViewerSummary":   ViewerSummary{},
 }
 
 // TestREADMEContracts checks the README's "JSON contracts" section against

@@ -81,10 +81,9 @@ type Activity struct {
 }
 
 // ViewerStack is the viewer's /api/stack: a stack's frames, outermost
-// first, with its category.
+// first.
 type ViewerStack struct {
-	Category string     `json:"category"`
-	Frames   []Function `json:"frames"`
+	Frames []Function `json:"frames"`
 }
 
 // ViewerTree is the viewer's /api/tree: the rows of a call tree (top-down)
@@ -110,7 +109,7 @@ type ViewerRow struct {
 	TotalMs  Millis `json:"totalMs"`
 	Calls    int    `json:"calls"`
 	Children bool   `json:"children"`
-	More     int    `json:"more,omitempty"`
+	More     int    `json:"more"`
 }
 
 // ViewerFunctions is the viewer's /api/functions: the per-function table
@@ -174,5 +173,5 @@ type ViewerStatus struct {
 	State string `json:"state"` // loading, ready or error
 	Read  int64  `json:"read"`  // bytes read so far
 	Size  int64  `json:"size"`  // the file's size, −1 if unknown
-	Error string `json:"error,omitempty"`
+	Error string `json:"error"`
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -110,6 +111,7 @@ func runView(e *env, args []string) error {
 		if err == nil {
 			fmt.Fprintf(e.stderr, "jsprof view: %s loaded in %.2fs; serving %s until interrupted\n", name, time.Since(start).Seconds(), url)
 			server.Warm(ctx, h)
+			debug.FreeOSMemory() // the reader's and the analyses' garbage: the server idles for long
 		}
 		loadErr <- err
 	}()

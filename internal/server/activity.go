@@ -4,59 +4,45 @@ import (
 	"context"
 	"sort"
 
-	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/report"
 	"github.com/jsprof/jsprof/session"
 )
 
-// activityIndex is a thread's time as categorised stacks in time order
-// (session.Thread.Stacks, no view or transform), with the stacks
-// hash-consed into a prefix tree so that a pixel can name its stack.
+// activityIndex is a thread's samples with their categories (the session's
+// per-sample categories, which the summary's category times add up): each
+// sample lasts until the next, clipped to the thread's window, and its
+// stack is its node in DevTools' model (calls.Timeline), whose parents
+// give the frames.
 type activityIndex struct {
-	start, weight []profile.Time
-	cat           []uint8
-	stack         []int32
-	// The prefix tree: node 0 is the empty stack.
-	parent []int32
-	frame  []profile.FrameID
-	ncats  int
+	tl       *calls.Timeline
+	cats     []profile.CategoryID // per sample
+	from, to profile.Time         // the thread's window
+	ncats    int
 }
 
 func buildActivity(ctx context.Context, th *session.Thread) (*activityIndex, error) {
-	ts, err := th.Stacks(ctx, view.Options{})
+	s := th.Session()
+	if err := s.Categories(ctx); err != nil {
+		return nil, err
+	}
+	tl, err := th.Timeline(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ax := &activityIndex{parent: []int32{-1}, frame: []profile.FrameID{-1}, ncats: len(th.Session().Profile.Categories)}
-	child := map[[2]int32]int32{}
-	n := 0
-	for st := range ts.Stacks {
-		node := int32(0)
-		for _, f := range st.Frames {
-			k := [2]int32{node, int32(f)}
-			c, ok := child[k]
-			if !ok {
-				c = int32(len(ax.parent))
-				ax.parent = append(ax.parent, node)
-				ax.frame = append(ax.frame, f)
-				child[k] = c
-			}
-			node = c
-		}
-		ax.start = append(ax.start, st.Time)
-		ax.weight = append(ax.weight, st.Weight)
-		ax.cat = append(ax.cat, uint8(st.Category))
-		ax.stack = append(ax.stack, node)
-		if n++; n&0xfff == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	from, to, err := th.Window(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return ax, nil
+	base := int(th.Info().Samples.Start)
+	n := len(tl.Samples)
+	return &activityIndex{tl: tl, cats: s.Profile.Samples.Category[base : base+n], from: from, to: to, ncats: len(s.Profile.Categories)}, nil
 }
 
 // bins returns the share of each category per pixel of [from, to) at width
-// pixels, and the stack with the most time in each pixel.
+// pixels, and the stack (a node of the timeline) with the most time in
+// each pixel.
 func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.Activity {
 	out := report.Activity{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Shares: make([][]float32, ax.ncats), Stack: make([]int32, width)}
 	times := make([][]float64, ax.ncats)
@@ -68,23 +54,29 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 		out.Stack[x] = -1
 	}
 	px := float64(to-from) / float64(width)
-	i := sort.Search(len(ax.start), func(k int) bool { return ax.start[k]+ax.weight[k] > from })
-	for ; i < len(ax.start) && ax.start[i] < to; i++ {
-		s, e := max(ax.start[i], from), min(ax.start[i]+ax.weight[i], to)
+	ts := ax.tl.Times
+	n := len(ax.tl.Samples)
+	lo, hi := max(from, ax.from), min(to, ax.to)
+	i := sort.Search(n, func(k int) bool { return ts[k+1] > lo })
+	for ; i < n && ts[i] < hi; i++ {
+		s, e := max(ts[i], lo), min(ts[i+1], hi)
+		if e <= s {
+			continue
+		}
 		a, b := float64(s-from)/px, float64(e-from)/px
-		c := int(ax.cat[i])
+		c := int(ax.cats[i])
 		if c >= ax.ncats {
 			continue
 		}
 		for x := int(a); x < width && float64(x) < b; x++ {
-			lo, hi := max(a, float64(x)), min(b, float64(x+1))
-			if hi <= lo {
+			l, r := max(a, float64(x)), min(b, float64(x+1))
+			if r <= l {
 				continue
 			}
-			times[c][x] += hi - lo
-			if hi-lo > best[x] && c != int(profile.CatIdle) {
-				best[x] = hi - lo
-				out.Stack[x] = ax.stack[i]
+			times[c][x] += r - l
+			if r-l > best[x] && c != int(profile.CatIdle) {
+				best[x] = r - l
+				out.Stack[x] = ax.tl.Samples[i]
 			}
 		}
 	}
@@ -93,6 +85,18 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 		for x, v := range times[c] {
 			out.Shares[c][x] = float32(min(1, float64(int(v*1000+0.5))/1000))
 		}
+	}
+	return out
+}
+
+// stack returns the frames of a timeline node, outermost first.
+func (ax *activityIndex) stack(p *profile.Profile, id int32) []report.Function {
+	out := []report.Function{}
+	for x := id; x > 0; x = ax.tl.Parent[x] {
+		out = append(out, frameFunction(p, p.Nodes[ax.tl.Node[x]].Frame))
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
 	}
 	return out
 }

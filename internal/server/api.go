@@ -29,7 +29,7 @@ type threadCache struct {
 	actErr  error
 
 	mu       sync.Mutex
-	bottomUp map[*calltree.Tree][]calltree.Node
+	bottomUp map[*calltree.Tree]*bottomUp
 }
 
 func (s *server) cache(th *session.Thread) *threadCache {
@@ -37,7 +37,7 @@ func (s *server) cache(th *session.Thread) *threadCache {
 	defer s.mu.Unlock()
 	c, ok := s.threads[th]
 	if !ok {
-		c = &threadCache{bottomUp: map[*calltree.Tree][]calltree.Node{}}
+		c = &threadCache{bottomUp: map[*calltree.Tree]*bottomUp{}}
 		s.threads[th] = c
 	}
 	return c
@@ -53,18 +53,16 @@ func (c *threadCache) activity(ctx context.Context, th *session.Thread) (*activi
 	return c.act, c.actErr
 }
 
-// bottomUpOf returns the tree's bottom-up nodes, computed once per tree
-// (the session caches the trees themselves; a few are kept here).
-func (c *threadCache) bottomUpOf(t *calltree.Tree) []calltree.Node {
+// bottomUpOf returns the tree's lazily built bottom-up tree. The session
+// caches every tree it builds, so this keeps one bottom-up tree per tree:
+// node ids stay valid for the life of the server.
+func (c *threadCache) bottomUpOf(t *calltree.Tree) *bottomUp {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if b, ok := c.bottomUp[t]; ok {
 		return b
 	}
-	if len(c.bottomUp) >= 8 {
-		clear(c.bottomUp)
-	}
-	b := t.BottomUp(0)
+	b := newBottomUp(t)
 	c.bottomUp[t] = b
 	return b
 }
@@ -314,7 +312,7 @@ func (s *server) flameBoxes(q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fx.boxes(q.sess.Profile, from, to, origin, width), nil
+	return fx.boxes(from, to, origin, width), nil
 }
 
 func (s *server) entry(q *request) (any, error) {
@@ -326,19 +324,20 @@ func (s *server) entry(q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := q.int("id", -1, 0, len(fx.start)-1)
+	id, err := q.int("id", -1, 0, fx.len()-1)
 	if err != nil || id < 0 {
-		return nil, badf("id: want an entry id from 0 to %d", len(fx.start)-1)
+		return nil, badf("id: want an entry id from 0 to %d", fx.len()-1)
 	}
 	origin, err := th.Origin(q.ctx)
 	if err != nil {
 		return nil, err
 	}
 	p := q.sess.Profile
-	out := report.FlameEntry{ID: int32(id), Function: frameFunction(p, fx.frame[id]), StartUs: report.Micros(fx.start[id] - origin),
-		DurUs: report.Micros(fx.dur[id]), SelfUs: report.Micros(fx.selfTime(int32(id))), Level: fx.level[id]}
-	out.Name = p.Str(fx.name[id])
-	if c := int(fx.cat[id]); c < len(p.Categories) {
+	e := int32(id)
+	out := report.FlameEntry{ID: e, Function: frameFunction(p, fx.frame(e)), StartUs: report.Micros(fx.start(e) - origin),
+		DurUs: report.Micros(fx.dur(e)), SelfUs: report.Micros(fx.selfTime(e)), Level: fx.level(e)}
+	out.Name = p.Str(fx.name(e))
+	if c := int(fx.cat(e)); c < len(p.Categories) {
 		out.Category = p.Categories[c].Name
 	}
 	return out, nil
@@ -379,18 +378,11 @@ func (s *server) stack(q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := q.int("id", -1, 0, len(ax.parent)-1)
+	id, err := q.int("id", -1, 0, len(ax.tl.Parent)-1)
 	if err != nil || id < 0 {
-		return nil, badf("id: want a stack id from 0 to %d", len(ax.parent)-1)
+		return nil, badf("id: want a stack id from 0 to %d", len(ax.tl.Parent)-1)
 	}
-	p := q.sess.Profile
-	out := report.ViewerStack{Frames: []report.Function{}}
-	for n := int32(id); n > 0; n = ax.parent[n] {
-		out.Frames = append(out.Frames, frameFunction(p, ax.frame[n]))
-	}
-	for i, j := 0, len(out.Frames)-1; i < j; i, j = i+1, j-1 {
-		out.Frames[i], out.Frames[j] = out.Frames[j], out.Frames[i]
-	}
+	out := report.ViewerStack{Frames: ax.stack(q.sess.Profile, int32(id))}
 	return out, nil
 }
 
@@ -409,7 +401,11 @@ func (q *request) treeOf() (*session.Thread, *calltree.Tree, view.Options, error
 }
 
 func row(p *profile.Profile, t *calltree.Tree, nodes []calltree.Node, id int32) report.ViewerRow {
-	nd := &nodes[id]
+	return nodeRow(p, t, id, &nodes[id])
+}
+
+// nodeRow is the row of node id of a tree.
+func nodeRow(p *profile.Profile, t *calltree.Tree, id int32, nd *calltree.Node) report.ViewerRow {
 	r := report.ViewerRow{ID: id, Parent: nd.Parent, Func: int32(nd.Func), SelfMs: report.Millis(nd.Self), TotalMs: report.Millis(nd.Total),
 		Calls: nd.Calls, Children: nd.FirstChild >= 0}
 	if nd.Func >= 0 {
@@ -432,9 +428,21 @@ func (s *server) tree(q *request) (any, error) {
 		return nil, err
 	}
 	bu := q.get("bu") == "1"
-	nodes, by := t.TopDown, calltree.ByTotal
+	var b *bottomUp
+	nodes := t.TopDown
+	// children returns a node's children (ids, nodes, whether each has
+	// children).
+	children := func(n int32) ([]int32, []calltree.Node, []bool) {
+		ids := calltree.Children(nodes, n, calltree.ByTotal)
+		ns, ks := make([]calltree.Node, len(ids)), make([]bool, len(ids))
+		for i, c := range ids {
+			ns[i], ks[i] = nodes[c], nodes[c].FirstChild >= 0
+		}
+		return ids, ns, ks
+	}
 	if bu {
-		nodes, by = s.cache(th).bottomUpOf(t), calltree.BySelf
+		b = s.cache(th).bottomUpOf(t)
+		children = b.children
 	}
 	limit, err := q.int("limit", 300, 1, 100000)
 	if err != nil {
@@ -446,7 +454,13 @@ func (s *server) tree(q *request) (any, error) {
 			continue
 		}
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n >= len(nodes) {
+		ok := err == nil && n >= 0
+		if ok && bu {
+			ok = b.has(int32(n))
+		} else if ok {
+			ok = n < len(nodes)
+		}
+		if !ok {
 			return nil, badf("open: %q is not a node id", v)
 		}
 		open = append(open, int32(n))
@@ -466,19 +480,22 @@ func (s *server) tree(q *request) (any, error) {
 		if all && len(out.Rows) >= maxAllRows {
 			break
 		}
-		kids := calltree.Children(nodes, n, by)
+		ids, kidNodes, hasKids := children(n)
 		shown := 0
-		for _, c := range kids {
-			if nodes[c].Total <= 0 && nodes[c].Self <= 0 {
+		for i, c := range ids {
+			nd := &kidNodes[i]
+			if nd.Total <= 0 && nd.Self <= 0 {
 				continue
 			}
 			if shown == limit {
 				out.Rows[len(out.Rows)-1].More++
 				continue
 			}
-			out.Rows = append(out.Rows, row(p, t, nodes, c))
+			r := nodeRow(p, t, c, nd)
+			r.Children = hasKids[i]
+			out.Rows = append(out.Rows, r)
 			shown++
-			if all && nodes[c].FirstChild >= 0 {
+			if all && r.Children {
 				open = append(open, c)
 			}
 		}
@@ -551,16 +568,20 @@ func (s *server) function(q *request) (any, error) {
 		SelfMs: report.Millis(f.Self), TotalMs: report.Millis(f.Total), Calls: f.Calls},
 		Callers: []report.ViewerRow{}, Callees: []report.ViewerRow{}, Lines: []report.LineRow{}}
 	// Callers: the children of the function's bottom-up node.
-	bu := s.cache(th).bottomUpOf(t)
-	for c := bu[0].FirstChild; c >= 0; c = bu[c].NextSibling {
-		if bu[c].Func != calltree.FuncID(fid) {
+	b := s.cache(th).bottomUpOf(t)
+	top, topNodes, _ := b.children(0)
+	for i, c := range top {
+		if topNodes[i].Func != calltree.FuncID(fid) {
 			continue
 		}
-		for _, k := range calltree.Children(bu, c, calltree.ByTotal) {
-			r := row(p, t, bu, k)
+		callers, nodes, _ := b.children(c)
+		for k, id := range callers {
+			r := nodeRow(p, t, id, &nodes[k])
 			r.Parent, r.ID, r.Children = -1, r.Func, false
 			out.Callers = append(out.Callers, r)
 		}
+		sortRows(out.Callers)
+		break
 	}
 	// Callees: the children of its outermost calls, merged by function.
 	td := t.TopDown
@@ -631,7 +652,7 @@ func (s *server) flameGraph(q *request) (any, error) {
 		return nil, err
 	}
 	p := q.sess.Profile
-	min := td[root].Total / profile.Time(width) / 2
+	min := td[root].Total / profile.Time(width)
 	out := report.FlameGraph{TotalMs: report.Millis(td[root].Total), Root: int32(root), Rows: []report.ViewerRow{row(p, t, td, int32(root))}}
 	const maxRows = 30000
 	stack := []int32{int32(root)}

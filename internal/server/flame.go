@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/category"
 	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/report"
@@ -13,18 +14,19 @@ import (
 
 // flameIndex is a thread's flame chart arranged for viewport queries: per
 // level, its entries in start order (entries on a level do not overlap, so
-// their ends are in order too), with prefix sums of their durations for
-// self times.
+// their ends are in order too). An entry id is an index into the session's
+// flame entries of a trace thread, or into its calls for a .cpuprofile
+// (whose flame chart is its calls at their depth); nothing is copied but
+// the per-level lists.
 type flameIndex struct {
-	levels [][]int32      // per level, entry ids by start
-	cum    [][]int64      // per level, cum[k] = Σ dur of the first k entries
-	start  []profile.Time // per entry, absolute ns
-	dur    []profile.Time
-	name   []profile.StringID
-	cat    []uint8
-	level  []int32
-	frame  []profile.FrameID // the entry's frame (a call's, or the event name's)
-	self   []profile.Time    // a call's self time; −1 for an event (computed from children)
+	p        *profile.Profile
+	cs       []calls.Call
+	es       []calls.Entry // nil for a .cpuprofile
+	levels   [][]int32     // per level, entry ids by start
+	cum      [][]int64     // traces only: per level, cum[k] = Σ dur of the first k entries
+	frameCat []uint8       // per frame, its category (calls)
+	evCat    map[profile.StringID]uint8
+	evFrame  map[profile.StringID]profile.FrameID
 }
 
 // buildFlame indexes the thread's flame chart: DevTools' entries for a
@@ -35,76 +37,122 @@ func buildFlame(ctx context.Context, th *session.Thread) (*flameIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	fx := &flameIndex{}
-	add := func(level int32, start, dur profile.Time, name profile.StringID, f profile.FrameID, cat profile.CategoryID, self profile.Time) {
-		id := int32(len(fx.start))
-		for int(level) >= len(fx.levels) {
-			fx.levels = append(fx.levels, nil)
-		}
-		fx.levels[level] = append(fx.levels[level], id)
-		fx.start = append(fx.start, start)
-		fx.dur = append(fx.dur, dur)
-		fx.name = append(fx.name, name)
-		fx.cat = append(fx.cat, uint8(cat))
-		fx.level = append(fx.level, level)
-		fx.frame = append(fx.frame, f)
-		fx.self = append(fx.self, self)
+	fx := &flameIndex{p: p, cs: cs, frameCat: make([]uint8, len(p.Frames))}
+	for i := range p.Frames {
+		c, _ := category.Frame(p, &p.Frames[i])
+		fx.frameCat[i] = uint8(c)
 	}
-	catOf := map[profile.FrameID]profile.CategoryID{}
-	frameCat := func(f profile.FrameID) profile.CategoryID {
-		c, ok := catOf[f]
-		if !ok {
-			c, _ = category.Frame(p, &p.Frames[f])
-			catOf[f] = c
-		}
-		return c
-	}
-	if !th.IsTrace() {
-		for _, c := range cs {
-			f := p.Nodes[c.Node].Frame
-			add(c.Depth, c.Start, c.Dur, p.Frames[f].Name, f, frameCat(f), c.Self)
-		}
-	} else {
-		es, err := th.FlameEntries(ctx)
-		if err != nil {
+	n := len(cs)
+	if th.IsTrace() {
+		if fx.es, err = th.FlameEntries(ctx); err != nil {
 			return nil, err
 		}
-		evCat := map[profile.StringID]profile.CategoryID{}
-		evFrame := eventFrames(p)
-		for _, e := range es {
-			if e.Call >= 0 {
-				c := &cs[e.Call]
-				f := p.Nodes[c.Node].Frame
-				add(e.Level, e.Start, e.Dur, p.Frames[f].Name, f, frameCat(f), c.Self)
+		n = len(fx.es)
+		fx.evCat = map[profile.StringID]uint8{}
+		fx.evFrame = eventFrames(p)
+		for _, e := range fx.es {
+			if e.Event < 0 {
 				continue
 			}
-			ev := &p.Events[e.Event]
-			cat, ok := evCat[ev.Name]
-			if !ok {
-				c, _, found := category.Event(p, p.Str(ev.Name))
+			name := p.Events[e.Event].Name
+			if _, ok := fx.evCat[name]; !ok {
+				c, _, found := category.Event(p, p.Str(name))
 				if !found {
 					c = profile.CatOther
 				}
-				evCat[ev.Name], cat = c, c
+				fx.evCat[name] = uint8(c)
 			}
-			add(e.Level, e.Start, e.Dur, ev.Name, evFrame[ev.Name], cat, -1)
 		}
+	}
+	for id := range int32(n) {
+		l := fx.level(id)
+		for int(l) >= len(fx.levels) {
+			fx.levels = append(fx.levels, nil)
+		}
+		fx.levels[l] = append(fx.levels[l], id)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	fx.cum = make([][]int64, len(fx.levels))
-	for l, ids := range fx.levels {
-		if !slices.IsSortedFunc(ids, func(a, b int32) int { return int(fx.start[a] - fx.start[b]) }) {
-			slices.SortStableFunc(ids, func(a, b int32) int { return int(fx.start[a] - fx.start[b]) })
+	for _, ids := range fx.levels {
+		byStart := func(a, b int32) int { return int(fx.start(a) - fx.start(b)) }
+		if !slices.IsSortedFunc(ids, byStart) {
+			slices.SortStableFunc(ids, byStart)
 		}
-		cum := make([]int64, len(ids)+1)
-		for k, id := range ids {
-			cum[k+1] = cum[k] + int64(fx.dur[id])
+	}
+	if fx.es != nil {
+		fx.cum = make([][]int64, len(fx.levels))
+		for l, ids := range fx.levels {
+			cum := make([]int64, len(ids)+1)
+			for k, id := range ids {
+				cum[k+1] = cum[k] + int64(fx.dur(id))
+			}
+			fx.cum[l] = cum
 		}
-		fx.cum[l] = cum
 	}
 	return fx, nil
+}
+
+func (fx *flameIndex) len() int {
+	if fx.es != nil {
+		return len(fx.es)
+	}
+	return len(fx.cs)
+}
+
+func (fx *flameIndex) level(id int32) int32 {
+	if fx.es != nil {
+		return fx.es[id].Level
+	}
+	return fx.cs[id].Depth
+}
+
+func (fx *flameIndex) start(id int32) profile.Time {
+	if fx.es != nil {
+		return fx.es[id].Start
+	}
+	return fx.cs[id].Start
+}
+
+func (fx *flameIndex) dur(id int32) profile.Time {
+	if fx.es != nil {
+		return fx.es[id].Dur
+	}
+	return fx.cs[id].Dur
+}
+
+// call returns the call of an entry, or nil for a trace event.
+func (fx *flameIndex) call(id int32) *calls.Call {
+	if fx.es == nil {
+		return &fx.cs[id]
+	}
+	if c := fx.es[id].Call; c >= 0 {
+		return &fx.cs[c]
+	}
+	return nil
+}
+
+// frame returns the entry's frame: its call's, or the session's frame for
+// the event's name.
+func (fx *flameIndex) frame(id int32) profile.FrameID {
+	if c := fx.call(id); c != nil {
+		return fx.p.Nodes[c.Node].Frame
+	}
+	return fx.evFrame[fx.p.Events[fx.es[id].Event].Name]
+}
+
+func (fx *flameIndex) name(id int32) profile.StringID {
+	if c := fx.call(id); c != nil {
+		return fx.p.NodeFrame(c.Node).Name
+	}
+	return fx.p.Events[fx.es[id].Event].Name
+}
+
+func (fx *flameIndex) cat(id int32) uint8 {
+	if c := fx.call(id); c != nil {
+		return fx.frameCat[fx.p.Nodes[c.Node].Frame]
+	}
+	return fx.evCat[fx.p.Events[fx.es[id].Event].Name]
 }
 
 // eventFrames maps each trace event name to the session's frame for it
@@ -122,67 +170,79 @@ func eventFrames(p *profile.Profile) map[profile.StringID]profile.FrameID {
 // selfTime returns an entry's self time: a call's own, else its duration
 // less that of the entries one level deeper that start within it.
 func (fx *flameIndex) selfTime(id int32) profile.Time {
-	if fx.self[id] >= 0 {
-		return fx.self[id]
+	if c := fx.call(id); c != nil {
+		return c.Self
 	}
-	l := fx.level[id] + 1
+	l := fx.level(id) + 1
 	if int(l) >= len(fx.levels) {
-		return fx.dur[id]
+		return fx.dur(id)
 	}
 	ids := fx.levels[l]
-	s, e := fx.start[id], fx.start[id]+fx.dur[id]
-	i := sort.Search(len(ids), func(k int) bool { return fx.start[ids[k]] >= s })
-	j := sort.Search(len(ids), func(k int) bool { return fx.start[ids[k]] >= e })
-	return max(0, fx.dur[id]-profile.Time(fx.cum[l][j]-fx.cum[l][i]))
+	s, e := fx.start(id), fx.start(id)+fx.dur(id)
+	i := sort.Search(len(ids), func(k int) bool { return fx.start(ids[k]) >= s })
+	j := sort.Search(len(ids), func(k int) bool { return fx.start(ids[k]) >= e })
+	return max(0, fx.dur(id)-profile.Time(fx.cum[l][j]-fx.cum[l][i]))
 }
 
 // boxes returns the boxes to draw for the window [from, to) (absolute ns)
-// at width pixels: every entry at least a pixel wide, and runs of narrower
-// entries within a pixel merged into one box. origin is subtracted from
-// the times written.
-func (fx *flameIndex) boxes(p *profile.Profile, from, to, origin profile.Time, width int) report.FlameBoxes {
+// at width pixels: every entry at least a pixel wide as itself, and runs
+// of narrower entries with gaps under a pixel merged into one box (the
+// category of the first). origin is subtracted from the times written.
+func (fx *flameIndex) boxes(from, to, origin profile.Time, width int) report.FlameBoxes {
+	p := fx.p
 	out := report.FlameBoxes{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Levels: len(fx.levels),
 		Level: []int32{}, Start: []report.Micros{}, Dur: []report.Micros{}, Name: []int32{}, Cat: []uint16{}, ID: []int32{}, Count: []int32{}, Names: []string{}}
 	px := float64(to-from) / float64(width) // ns per pixel
 	names := map[profile.StringID]int32{}
 	emit := func(level int32, start, dur profile.Time, name int32, cat uint8, id, count int32) {
-		out.Cat = append(out.Cat, uint16(cat))
 		out.Level = append(out.Level, level)
 		out.Start = append(out.Start, report.Micros(start-origin))
 		out.Dur = append(out.Dur, report.Micros(dur))
 		out.Name = append(out.Name, name)
+		out.Cat = append(out.Cat, uint16(cat))
 		out.ID = append(out.ID, id)
 		out.Count = append(out.Count, count)
 	}
+	wide := func(id int32) bool { return float64(fx.dur(id)) >= px }
 	for l, ids := range fx.levels {
 		// The first entry ending after from.
-		i := sort.Search(len(ids), func(k int) bool { id := ids[k]; return fx.start[id]+fx.dur[id] > from })
+		i := sort.Search(len(ids), func(k int) bool { id := ids[k]; return fx.start(id)+fx.dur(id) > from })
 		for i < len(ids) {
 			id := ids[i]
-			s := fx.start[id]
+			s := fx.start(id)
 			if s >= to {
 				break
 			}
-			if float64(fx.dur[id]) >= px {
-				emit(int32(l), s, fx.dur[id], nameIndex(p, &out, names, fx.name[id]), fx.cat[id], id, 1)
+			if wide(id) {
+				emit(int32(l), s, fx.dur(id), nameIndex(p, &out, names, fx.name(id)), fx.cat(id), id, 1)
 				i++
 				continue
 			}
-			// The entries that start within a pixel of s.
-			lim := s + profile.Time(px)
-			j := i + 1 + sort.Search(len(ids)-i-1, func(k int) bool { return fx.start[ids[i+1+k]] >= lim })
-			// A wide entry can only be the last of them (it ends after lim).
-			if j > i+1 && float64(fx.dur[ids[j-1]]) >= px {
-				j--
+			// A run of narrow entries, each starting within a pixel of the
+			// run's end: jump a pixel at a time.
+			j, end := i+1, s+fx.dur(id)
+			for j < len(ids) {
+				lim := end + profile.Time(px)
+				k := j + sort.Search(len(ids)-j, func(m int) bool { return fx.start(ids[j+m]) >= lim })
+				// A wide entry can only be the last of them (it ends after lim).
+				if k > j && wide(ids[k-1]) {
+					k--
+				}
+				if k == j {
+					break
+				}
+				last := ids[k-1]
+				end = max(end, fx.start(last)+fx.dur(last))
+				j = k
+				if k < len(ids) && wide(ids[k]) && fx.start(ids[k]) < lim {
+					break
+				}
 			}
 			if j == i+1 {
-				emit(int32(l), s, fx.dur[id], nameIndex(p, &out, names, fx.name[id]), fx.cat[id], id, 1)
-				i++
-				continue
+				emit(int32(l), s, fx.dur(id), nameIndex(p, &out, names, fx.name(id)), fx.cat(id), id, 1)
+			} else {
+				emit(int32(l), s, end-s, -1, fx.cat(id), -1, int32(j-i))
 			}
-			last := ids[j-1]
-			end := max(fx.start[last]+fx.dur[last], s+fx.dur[id])
-			emit(int32(l), s, end-s, -1, fx.cat[id], -1, int32(j-i))
 			i = j
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jsprof/jsprof/report"
 	"github.com/jsprof/jsprof/session"
@@ -206,7 +207,16 @@ func LoopbackHosts(addr string) []string {
 	return hosts
 }
 
+// status answers /api/status; with wait=1 it waits (up to a second) for
+// the load to end, so that the page learns of it at once.
 func (s *server) status(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("wait") == "1" {
+		select {
+		case <-s.pending.done:
+		case <-time.After(time.Second):
+		case <-r.Context().Done():
+		}
+	}
 	st, _ := s.pending.status()
 	writeJSON(w, http.StatusOK, st)
 }

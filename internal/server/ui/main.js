@@ -37,14 +37,13 @@ function fail(e) {
 
 async function waitLoaded() {
   for (;;) {
-    const st = await get('status');
+    const st = await get('status', { wait: 1 });
     if (st.state === 'ready') { $('loading').hidden = true; return; }
     if (st.state === 'error') throw new Error(st.error);
     $('loading').hidden = false;
     const pct = st.size > 0 ? Math.min(100, (100 * st.read) / st.size) : 0;
     $('progress').value = pct;
     $('loading-text').textContent = st.size > 0 ? `Loading ${(st.read / 1e6).toFixed(1)} of ${(st.size / 1e6).toFixed(1)} MB` : `Loading ${(st.read / 1e6).toFixed(1)} MB`;
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
