@@ -314,7 +314,9 @@ func (r *nodeRecorder) setupThread(t *nodeThread) {
 			r.mu.Lock()
 			t.started = true
 			r.mu.Unlock()
-			r.progress("recording %s", t.info.Name)
+			if t.parent != nil {
+				r.progress("recording %s", t.info.Name)
+			}
 		}
 		// Workers of workers.
 		_ = t.call(ctx, "NodeWorker.enable", map[string]any{"waitForDebuggerOnStart": true}, nil)
@@ -376,7 +378,7 @@ func (r *nodeRecorder) record(ctx context.Context, rec *Recording, done <-chan s
 		timer = t.C
 	}
 	if r.main.started {
-		r.progress("recording %s every %v; Ctrl-C stops", rec.Target, rec.Interval)
+		r.progress("recording %s (pid %d) every %v; Ctrl-C stops", rec.Target, rec.PID, rec.Interval)
 	}
 	select {
 	case <-r.exited:

@@ -1,6 +1,10 @@
 // Starts argv[2] (default 2) worker threads; each spends ~300 ms in
 // workerHot, while the main thread waits for them.
 'use strict';
+// No on-stack replacement: a frame running in OSR code can be missing
+// from V8's samples (its time goes to the caller), which would make the
+// hot function of these tests depend on when V8 tiers up.
+require('node:v8').setFlagsFromString('--no-use-osr');
 const { Worker, isMainThread, threadId } = require('node:worker_threads');
 
 function workerHot(ms) {

@@ -1,0 +1,563 @@
+package record_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jsprof/jsprof/analysis/calltree"
+	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/record"
+	"github.com/jsprof/jsprof/session"
+)
+
+// These tests run the real Node (20, as installed) and talk to its
+// inspector on 127.0.0.1 only.
+
+func requireNode(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not on PATH: the record tests need Node.js 20")
+	}
+	return p
+}
+
+func testContext(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// hot is a function's self and total time in a thread's tree.
+type hot struct {
+	name, url   string
+	self, total time.Duration
+}
+
+// threadTop returns a thread's functions by self time, hottest first,
+// as jsprof top computes them (DevTools' tree, all view).
+func threadTop(t *testing.T, th *session.Thread) []hot {
+	t.Helper()
+	tree, err := th.Tree(t.Context(), view.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []hot
+	for _, id := range tree.Top(calltree.BySelf, 0) {
+		f := &tree.Funcs[id]
+		fr := &tree.Profile.Frames[f.Frame]
+		out = append(out, hot{tree.Profile.Str(fr.Name), tree.Profile.Str(fr.URL), f.Self.Sub(0), f.Total.Sub(0)})
+	}
+	return out
+}
+
+// hottestJS is the hottest function that is not a VM state ((idle),
+// (program), (garbage collector)).
+func hottestJS(fs []hot) hot {
+	for _, f := range fs {
+		if !strings.HasPrefix(f.name, "(") {
+			return f
+		}
+	}
+	return hot{}
+}
+
+func find(fs []hot, name string) (hot, bool) {
+	for _, f := range fs {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return hot{}, false
+}
+
+func load(t *testing.T, name string) *session.Session {
+	t.Helper()
+	s, err := session.Load(t.Context(), name, session.Options{})
+	if err != nil {
+		t.Fatalf("session.Load(%s): %v", name, err)
+	}
+	return s
+}
+
+func writeFile(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// topKeys returns the top-level keys of a JSON object, in order.
+func topKeys(t *testing.T, data []byte) []string {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %v %v", tok, err)
+	}
+	var keys []string
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// TestNode records a CPU-bound script from its start: the hottest
+// function is the one the script spends its time in, start-up (top-level
+// code) is included, and the file has the form node --cpu-prof writes,
+// which the test compares with --cpu-prof's own file for the same script.
+func TestNode(t *testing.T) {
+	t.Parallel()
+	requireNode(t)
+	var stdout, stderr bytes.Buffer
+	var progress []string
+	rec, err := record.Node(testContext(t, 60*time.Second), []string{"node", "testdata/hot.js", "400"}, record.NodeOptions{
+		Stdout: &stdout, Stderr: &stderr, Progress: func(m string) { progress = append(progress, m) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Stopped != record.StopExited || rec.Process == nil || rec.Process.ExitCode() != 0 {
+		t.Errorf("got stop %q, process %v; want exited, exit status 0", rec.Stopped, rec.Process)
+	}
+	if got, want := stdout.String(), "ready\ndone true true\n"; got != want {
+		t.Errorf("program's stdout: got %q, want %q", got, want)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("program's stderr: got %q, want nothing (the inspector's messages are filtered out)", stderr.String())
+	}
+	if len(rec.Threads) != 1 || len(rec.Missing) != 0 {
+		t.Fatalf("got %d threads (missing %q), want 1", len(rec.Threads), rec.Missing)
+	}
+	if len(progress) == 0 || !strings.Contains(progress[0], fmt.Sprintf("pid %d", rec.PID)) {
+		t.Errorf("progress: got %q, want a line naming pid %d", progress, rec.PID)
+	}
+	prof := rec.Threads[0].Profile
+	file := writeFile(t, "hot.cpuprofile", prof)
+	s := load(t, file)
+	if len(s.Threads()) != 1 {
+		t.Fatalf("got %d threads in the file, want 1", len(s.Threads()))
+	}
+	top := threadTop(t, s.Threads()[0])
+	// Now and then V8 leaves a frame out of some samples and gives its
+	// time to the caller (node --cpu-prof does the same), so hotLoop's
+	// time may partly show in main, and buildTable's in the script's
+	// top-level function.
+	h := hottestJS(top)
+	if l, _ := find(top, "hotLoop"); (h.name != "hotLoop" && h.name != "main") || l.total < 100*time.Millisecond {
+		t.Errorf("hottest function: got %s (%v self), hotLoop %v total; want hotLoop (or its caller main) hottest, hotLoop ≥100ms", h.name, h.self, l.total)
+	}
+	// Start-up: the script's top level runs buildTable for ~100 ms before
+	// main; --inspect-brk holds the script until the profiler runs.
+	var topLevel time.Duration
+	for _, f := range top {
+		if f.name == "" && strings.HasSuffix(f.url, "/hot.js") {
+			topLevel = f.total
+		}
+	}
+	mainFn, _ := find(top, "main")
+	if b, ok := find(top, "buildTable"); !ok || topLevel-mainFn.total < 50*time.Millisecond {
+		t.Errorf("start-up: buildTable found %t (%v total), top level %v beside main's %v; want buildTable, and ≥50ms of top level outside main",
+			ok, b.total, topLevel, mainFn.total)
+	}
+	samples := s.Threads()[0].Info().Samples.Len()
+
+	// node --cpu-prof on the same script, at the same interval.
+	dir := t.TempDir()
+	cmd := exec.Command("node", "--cpu-prof", "--cpu-prof-interval", "100", "--cpu-prof-dir", dir, "testdata/hot.js", "400")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node --cpu-prof: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.cpuprofile"))
+	if len(files) != 1 {
+		t.Fatalf("node --cpu-prof wrote %q, want one file", files)
+	}
+	ref, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(topKeys(t, prof), ","), strings.Join(topKeys(t, ref), ","); got != want {
+		t.Errorf("top-level keys: got %s, want %s (as --cpu-prof)", got, want)
+	}
+	const head = `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"hitCount":0,"children":[`
+	if !bytes.HasPrefix(prof, []byte(head)) || !bytes.HasPrefix(ref, []byte(head)) {
+		t.Errorf("both files should start %s; got %.120s and %.120s", head, prof, ref)
+	}
+	rs := load(t, files[0])
+	rtop := threadTop(t, rs.Threads()[0])
+	rh := hottestJS(rtop)
+	if rh.name != "hotLoop" && rh.name != "main" {
+		t.Errorf("--cpu-prof's hottest function: got %s, want hotLoop", rh.name)
+	}
+	rb, _ := find(rtop, "buildTable")
+	b, _ := find(top, "buildTable")
+	t.Logf("record: %d samples, %d bytes, hotLoop %v self, buildTable %v total; --cpu-prof: %d samples, %d bytes, hotLoop %v self, buildTable %v total",
+		samples, len(prof), h.self.Round(time.Millisecond), b.total.Round(time.Millisecond),
+		rs.Threads()[0].Info().Samples.Len(), len(ref), rh.self.Round(time.Millisecond), rb.total.Round(time.Millisecond))
+	// Sample counts depend on the machine's load (V8's sampler thread
+	// competes with the other tests): they are logged, not compared.
+	if samples < 50 {
+		t.Errorf("got %d samples in ~500 ms at 100 µs, want many more", samples)
+	}
+}
+
+// TestNodeWorkers records a script with two worker threads: each worker is
+// its own thread, in the trace that holds them all, with its hot function.
+func TestNodeWorkers(t *testing.T) {
+	t.Parallel()
+	requireNode(t)
+	var stdout bytes.Buffer
+	rec, err := record.Node(testContext(t, 60*time.Second), []string{"node", "testdata/workers.js", "2"}, record.NodeOptions{Stdout: &stdout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Threads) != 3 || len(rec.Missing) != 0 {
+		t.Fatalf("got %d threads (missing %q), want 3: main and two workers", len(rec.Threads), rec.Missing)
+	}
+	for i, th := range rec.Threads {
+		if i > 0 && (th.ThreadID != i || !strings.Contains(th.Name, "cruncher-") || !strings.HasSuffix(th.URL, "workers.js")) {
+			t.Errorf("thread %d: got %+v, want threadId %d, a cruncher, workers.js", i, th, i)
+		}
+	}
+	var buf bytes.Buffer
+	if err := rec.WriteTrace(&buf); err != nil {
+		t.Fatal(err)
+	}
+	file := writeFile(t, "workers.json", buf.Bytes())
+	s := load(t, file)
+	if len(s.Threads()) != 3 {
+		t.Fatalf("the trace reads as %d threads, want 3", len(s.Threads()))
+	}
+	for _, th := range s.Threads() {
+		info := th.Info()
+		top := threadTop(t, th)
+		h := hottestJS(top)
+		t.Logf("thread %q (pid %d tid %d): %d samples, hottest %s %v", info.Name, info.PID, info.TID, info.Samples.Len(), h.name, h.self.Round(time.Millisecond))
+		if info.PID != int64(rec.PID) {
+			t.Errorf("thread %q: pid %d, want %d", info.Name, info.PID, rec.PID)
+		}
+		if info.TID == 1 {
+			if info.Name != "main" {
+				t.Errorf("tid 1: got name %q, want main", info.Name)
+			}
+			continue
+		}
+		// The worker's time is in workerHot. Now and then V8 leaves
+		// workerHot's frame out of a worker's samples and gives its time
+		// to the script's top level (node --cpu-prof does the same): the
+		// hottest function is then the script's anonymous module function.
+		if (h.name != "workerHot" && h.name != "") || !strings.HasSuffix(h.url, "/workers.js") || h.self < 75*time.Millisecond {
+			t.Errorf("worker %q: hottest %s %s %v, want workerHot (workers.js) ≥75ms", info.Name, h.name, h.url, h.self)
+		}
+	}
+	// Each thread alone is a .cpuprofile.
+	for _, th := range rec.Threads {
+		s := load(t, writeFile(t, "thread.cpuprofile", th.Profile))
+		if n := s.Threads()[0].Info().Samples.Len(); n == 0 {
+			t.Errorf("%s: no samples", th.Name)
+		}
+	}
+}
+
+// spinning is a Node process running testdata/spin.js.
+type spinning struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	pid    int
+	done   chan struct{}
+}
+
+// startSpin starts node with flags and testdata/spin.js and waits for it to
+// print "ready"; the process is killed when the test ends.
+func startSpin(t *testing.T, env []string, flags ...string) *spinning {
+	t.Helper()
+	requireNode(t)
+	cmd := exec.Command("node", append(flags, "testdata/spin.js", "60000")...)
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &spinning{cmd: cmd, stderr: new(bytes.Buffer), done: make(chan struct{})}
+	cmd.Stderr = sp.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sp.pid = cmd.Process.Pid
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-sp.done
+	})
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		ok := sc.Scan() && strings.HasPrefix(sc.Text(), "ready")
+		ready <- ok
+		_, _ = io.Copy(io.Discard, stdout)
+		_ = cmd.Wait()
+		close(sp.done)
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			t.Fatalf("spin.js did not start: %s", sp.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("spin.js did not print ready within 20 s")
+	}
+	return sp
+}
+
+func (sp *spinning) alive() bool {
+	select {
+	case <-sp.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// checkSpinProfile checks a recording of spin.js: one thread, a profile
+// that reads back with samples. Where the time went is logged, not
+// checked: on a loaded machine V8 now and then gives spinHot's samples to
+// its caller (processImmediate), and a process that barely ran has few
+// JS samples; TestNode checks the hot function of a recording.
+func checkSpinProfile(t *testing.T, rec *record.Recording) {
+	t.Helper()
+	if len(rec.Threads) != 1 {
+		t.Fatalf("got %d threads (missing %q), want 1", len(rec.Threads), rec.Missing)
+	}
+	s := load(t, writeFile(t, "spin.cpuprofile", rec.Threads[0].Profile))
+	n := s.Threads()[0].Info().Samples.Len()
+	top := threadTop(t, s.Threads()[0])
+	h := hottestJS(top)
+	spin, _ := find(top, "spinHot")
+	t.Logf("%s: stopped %s after %v, %d samples, hottest %s %v self, spinHot %v total", rec.Target, rec.Stopped, rec.End.Sub(rec.Start).Round(time.Millisecond),
+		n, h.name, h.self.Round(time.Millisecond), spin.total.Round(time.Millisecond))
+	if n == 0 {
+		t.Error("the profile has no samples")
+	}
+}
+
+// TestAttachInspect attaches to a process listening with --inspect, for
+// --duration; the process keeps running.
+func TestAttachInspect(t *testing.T) {
+	t.Parallel()
+	port := freePort(t)
+	sp := startSpin(t, nil, "--inspect=127.0.0.1:"+strconv.Itoa(port))
+	rec, err := record.Attach(testContext(t, 30*time.Second), "127.0.0.1:"+strconv.Itoa(port), record.NodeOptions{Duration: 600 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Stopped != record.StopDuration || rec.PID != sp.pid {
+		t.Errorf("got stop %q pid %d, want duration, pid %d", rec.Stopped, rec.PID, sp.pid)
+	}
+	checkSpinProfile(t, rec)
+	time.Sleep(100 * time.Millisecond)
+	if !sp.alive() {
+		t.Error("the process ended; it should keep running after the recording")
+	}
+	// A second recording over the ws:// URL works too.
+	var list []struct {
+		URL string `json:"webSocketDebuggerUrl"`
+	}
+	if err := getJSON("127.0.0.1:"+strconv.Itoa(port), &list); err != nil || len(list) == 0 {
+		t.Fatalf("/json/list: %v %v", list, err)
+	}
+	rec, err = record.Attach(testContext(t, 30*time.Second), list[0].URL, record.NodeOptions{Duration: 300 * time.Millisecond, Interval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSpinProfile(t, rec)
+}
+
+func getJSON(addr string, v any) error {
+	c := exec.Command("node", "-e", `fetch("http://`+addr+`/json/list").then(r => r.text()).then(t => process.stdout.write(t))`)
+	out, err := c.Output()
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(out, v)
+}
+
+// TestAttachPID opens the inspector of a running process with SIGUSR1, on
+// the port its --inspect-port names, records for --duration, and leaves the
+// process running.
+func TestAttachPID(t *testing.T) {
+	t.Parallel()
+	port := freePort(t)
+	sp := startSpin(t, nil, "--inspect-port="+strconv.Itoa(port))
+	var progress []string
+	rec, err := record.AttachPID(testContext(t, 30*time.Second), sp.pid, record.NodeOptions{
+		Duration: 600 * time.Millisecond, Progress: func(m string) { progress = append(progress, m) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.PID != sp.pid || rec.Target != "pid "+strconv.Itoa(sp.pid) {
+		t.Errorf("got pid %d target %q, want %d", rec.PID, rec.Target, sp.pid)
+	}
+	if len(progress) == 0 || !strings.Contains(progress[0], "SIGUSR1") || !strings.Contains(progress[0], strconv.Itoa(port)) {
+		t.Errorf("progress: got %q, want SIGUSR1 and port %d first", progress, port)
+	}
+	checkSpinProfile(t, rec)
+	time.Sleep(100 * time.Millisecond)
+	if !sp.alive() {
+		t.Error("the process ended; it should keep running after the recording")
+	}
+	// Again: the inspector is open now, and is found without a signal.
+	rec, err = record.AttachPID(testContext(t, 30*time.Second), sp.pid, record.NodeOptions{Duration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSpinProfile(t, rec)
+}
+
+// TestInterrupt cancels the context (what Ctrl-C does) mid-recording: the
+// profile is collected and valid, and the program jsprof started is
+// stopped.
+func TestInterrupt(t *testing.T) {
+	t.Parallel()
+	requireNode(t)
+	ctx, cancel := context.WithCancel(testContext(t, 60*time.Second))
+	var out bytes.Buffer
+	started := make(chan struct{})
+	go func() {
+		<-started
+		time.Sleep(700 * time.Millisecond)
+		cancel()
+	}()
+	rec, err := record.Node(ctx, []string{"node", "testdata/spin.js", "60000"}, record.NodeOptions{
+		Stdout: &out, Progress: func(string) {
+			select {
+			case <-started:
+			default:
+				close(started)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Stopped != record.StopInterrupted {
+		t.Errorf("got stop %q, want interrupted", rec.Stopped)
+	}
+	if rec.Process == nil {
+		t.Fatal("the program was not stopped")
+	}
+	if ws, ok := rec.Process.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGINT {
+		t.Logf("program ended: %v", rec.Process)
+	}
+	checkSpinProfile(t, rec)
+}
+
+// TestErrors checks the one-line answers to the errors people hit.
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	requireNode(t)
+	ctx := testContext(t, 60*time.Second)
+
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sleep.Process.Kill(); _ = sleep.Wait() })
+	port := freePort(t)
+	// Node 20 lacks --disable-sigusr1 (22.14 has it; procArgs' test covers
+	// it): a process that handles SIGUSR1 itself does not open its
+	// inspector either.
+	noSignal := startSpin(t, []string{"SPIN_IGNORE_SIGUSR1=1"}, "--inspect-port="+strconv.Itoa(port))
+
+	// A process that exited: its pid is free (for now).
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+
+	closed := freePort(t)
+	for _, tc := range []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"no node", func() error {
+			_, err := record.Node(ctx, []string{"no-such-node-binary", "app.js"}, record.NodeOptions{})
+			return err
+		}, `^no-such-node-binary not found on PATH: install Node.js, or give its path`},
+		{"exits before the inspector", func() error {
+			_, err := record.Node(ctx, []string{"node", "--no-such-flag", "app.js"}, record.NodeOptions{})
+			return err
+		}, `^node exited \(exit status 9\) before its inspector opened: .*bad option: --no-such-flag`},
+		{"no such process", func() error {
+			_, err := record.AttachPID(ctx, gone.Process.Pid, record.NodeOptions{})
+			return err
+		}, `^no process with pid \d+$`},
+		{"not node", func() error {
+			_, err := record.AttachPID(ctx, sleep.Process.Pid, record.NodeOptions{})
+			return err
+		}, `^process \d+ \(sleep\) is not Node.js: SIGUSR1 would not open an inspector, and may kill it$`},
+		{"inspector does not open", func() error {
+			_, err := record.AttachPID(ctx, noSignal.pid, record.NodeOptions{})
+			return err
+		}, `^process \d+ did not open its inspector on 127.0.0.1:` + strconv.Itoa(port) + ` within 5 s after SIGUSR1 \(started with --disable-sigusr1`},
+		{"nothing listening", func() error {
+			_, err := record.Attach(ctx, "127.0.0.1:"+strconv.Itoa(closed), record.NodeOptions{})
+			return err
+		}, `^nothing is listening on 127.0.0.1:\d+ \(is the inspector open\?\)$`},
+		{"bad address", func() error {
+			_, err := record.Attach(ctx, "localhost", record.NodeOptions{})
+			return err
+		}, `^inspector address "localhost": want HOST:PORT or a ws:// URL$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.run()
+			if err == nil {
+				t.Fatalf("got no error, want %s", tc.want)
+			}
+			if !regexp.MustCompile(tc.want).MatchString(err.Error()) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("got %q, want one line matching %s", err, tc.want)
+			}
+		})
+	}
+	if !noSignal.alive() {
+		t.Error("the --disable-sigusr1 process was signalled")
+	}
+	if err := sleep.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Error("the sleep process was signalled")
+	}
+}
