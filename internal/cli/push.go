@@ -98,6 +98,8 @@ func runPush(e *env, args []string) error {
 		return usagef("%v", err)
 	}
 	so := session.Options{Stdin: e.stdin}
+	so.Integrate.ShowAllEvents = *common.showAllEvents
+	so.Integrate.TraceIDFakeMode = *common.traceIDFake
 	if *common.maxInput != "" {
 		n, err := parseSize(*common.maxInput)
 		if err != nil {
