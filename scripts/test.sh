@@ -25,6 +25,9 @@ fi
 echo "== go vet"
 go vet ./...
 
+echo "== node --test: the viewer's pure front-end modules (internal/server/ui)"
+node --test internal/server/ui/test/
+
 echo "== go test"
 go test -count=1 -timeout 30m ./...
 

@@ -278,6 +278,17 @@ func TestBrowser(t *testing.T) {
 			if tc.name == "mix" {
 				interact(t, v, info.Default)
 			}
+			// Every other thread: pick it in the menu; its boxes are its own.
+			for i := range info.Threads {
+				if i == info.Default {
+					continue
+				}
+				v.after(func() {
+					v.eval(fmt.Sprintf(`(() => { const s = document.getElementById('thread'); s.value = '%d'; s.dispatchEvent(new Event('change')); })()`, i), nil)
+				})
+				n := v.checkDrawn(i)
+				t.Logf("thread %d (%s): %d entries drawn; screenshot %s", i, info.Threads[i].Name, n, v.screenshot(fmt.Sprintf("%s-thread%d", tc.name, i)))
+			}
 			v.clean()
 		})
 	}

@@ -542,3 +542,37 @@ func TestConcurrent(t *testing.T) {
 	}
 	_ = io.Discard
 }
+
+// The activity graph adds up to the summary's category times: each
+// category's shares over the pixels, times a pixel's duration.
+func TestActivityMatchesSummary(t *testing.T) {
+	t.Parallel()
+	files := []string{testdata("mix.cpuprofile")}
+	if p := corpus("devtools/two-workers.json.gz"); exists(p) {
+		files = append(files, p)
+	}
+	for _, file := range files {
+		sess := load(t, file)
+		h := server.New(sess, server.Options{})
+		var info report.ViewerInfo
+		get(t, h, "/api/info", &info)
+		var sum report.ViewerSummary
+		get(t, h, "/api/summary", &sum)
+		for i, th := range info.Threads {
+			const width = 2000
+			var act report.Activity
+			get(t, h, fmt.Sprintf("/api/activity?t=%d&width=%d", i, width), &act)
+			pxMs := float64(th.ToUs-th.FromUs) / 1e6 / width
+			for c, cat := range info.Categories {
+				var ms float64
+				for _, v := range act.Shares[c] {
+					ms += float64(v) * pxMs
+				}
+				want := float64(sum.Threads[i].Categories[cat.Name]) / 1e6
+				if d := ms - want; d > 0.001*pxMs*width || d < -0.001*pxMs*width {
+					t.Errorf("%s thread %d %s: activity %.3f ms, summary %.3f ms", filepath.Base(file), i, cat.Name, ms, want)
+				}
+			}
+		}
+	}
+}
