@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -56,6 +57,10 @@ type Options struct {
 	// PerInput gives each input a thread of its own in the result instead
 	// of summing them all into one.
 	PerInput bool
+	// Strip lists URL prefixes removed from every frame's URL (the first
+	// that matches), so that the same code installed in different places
+	// on different hosts merges.
+	Strip []string
 	// Progress, if not nil, is called after each input is added, with the
 	// number added so far and the number of inputs. It is called from the
 	// workers, one call at a time.
@@ -173,6 +178,7 @@ type merger struct {
 	cond   *sync.Cond
 	turn   int
 	failed error
+	strip  []string
 }
 
 // fail records the first error and wakes the waiting workers.
@@ -211,7 +217,7 @@ func Merge(ctx context.Context, names []string, opts Options) (*Result, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, len(names))
-	m := &merger{b: profile.NewBuilder("merged"), frames: map[frameKey]profile.FrameID{}}
+	m := &merger{b: profile.NewBuilder("merged"), frames: map[frameKey]profile.FrameID{}, strip: opts.Strip}
 	m.cond = sync.NewCond(&m.mu)
 	if opts.PerInput {
 		m.trees = make([]*tree, len(names))
@@ -395,7 +401,14 @@ func shapeName(s profile.Shape) string {
 // frame returns the result's frame for frame f of p. m.mu is held.
 func (m *merger) frame(p *profile.Profile, f profile.FrameID) profile.FrameID {
 	fr := &p.Frames[f]
-	k := frameKey{name: p.Str(fr.Name), url: p.Str(fr.URL), line: fr.Line, col: fr.Column, kind: fr.Kind, category: fr.Category}
+	u := p.Str(fr.URL)
+	for _, pre := range m.strip {
+		if pre != "" && strings.HasPrefix(u, pre) {
+			u = u[len(pre):]
+			break
+		}
+	}
+	k := frameKey{name: p.Str(fr.Name), url: u, line: fr.Line, col: fr.Column, kind: fr.Kind, category: fr.Category}
 	if fr.URL == 0 && fr.Kind == profile.KindJS {
 		k.script = p.Str(fr.ScriptID)
 	}

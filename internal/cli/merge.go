@@ -26,8 +26,10 @@ workers of one run: Node writes one .cpuprofile per thread) into one, and
 writes it. The sum is time-weighted: each input's time (as top and tree
 compute it, under --view, --from/--until and the transforms) is added by
 call path, so inputs sampled at different intervals add up by time.
-Functions are matched by name, URL, line and column. --thread selects the
-threads of each input (default: all, summed).
+Functions are matched by name, URL, line and column; --strip PREFIX
+(repeatable) removes a prefix from the URLs first, so that the same code
+installed in different places on different hosts merges. --thread selects
+the threads of each input (default: all, summed).
 
 Inputs are read two at a time (one per CPU), and memory is bounded by the
 merged tree, not by the inputs: thousands of inputs merge in the memory of
@@ -48,6 +50,8 @@ func runMerge(e *env, args []string) error {
 	to := fs.String("format", "", "output `FORMAT`: pprof, folded, speedscope, cpuprofile, firefox or svg")
 	out := fs.String("o", "-", "output file (`OUT`); - for standard output")
 	workers := fs.Int("j", 0, "inputs read at once (default: one per CPU)")
+	var strip listFlag
+	fs.Var(&strip, "strip", "remove URL `PREFIX` from every input's URLs (the same code installed in different places merges); repeatable")
 	names, err := parsePositional(e, fs, mergeUsage, args, 0, "one or more FILEs")
 	if err != nil {
 		return err
@@ -67,7 +71,7 @@ func runMerge(e *env, args []string) error {
 	default:
 		return usagef("merge writes %s, not %s", want, f.Name)
 	}
-	opts := merge.Options{Workers: *workers, PerInput: f.Name == "firefox"}
+	opts := merge.Options{Workers: *workers, PerInput: f.Name == "firefox", Strip: strip}
 	if opts.View, err = transform.options(); err != nil {
 		return err
 	}

@@ -27,6 +27,14 @@ func TestMerge(t *testing.T) {
 	if !strings.Contains(one, "881.383 ms sampled") || !strings.Contains(two, "1762.766 ms sampled") {
 		t.Errorf("top of the input:\n%s\ntop of it merged with itself:\n%s", one, two)
 	}
+	// The same code in two places merges with --strip.
+	moved := movedProfile(t, mix, 1)
+	apart := mustRun(t, nil, "merge", "--format", "folded", mix, moved)
+	together := mustRun(t, nil, "merge", "--format", "folded", "--strip", "file:///jsprof/testdata/node/", "--strip", "file:///srv/app/", mix, moved)
+	if !strings.Contains(apart, "file:///srv/app/mix.js") || strings.Contains(together, "file:///") ||
+		strings.Count(together, "\n") >= strings.Count(apart, "\n") {
+		t.Errorf("merge --strip: %d lines apart, %d together:\n%.600s", strings.Count(apart, "\n"), strings.Count(together, "\n"), together)
+	}
 	xs := filepath.Join(dir, "xs.cpuprofile")
 	os.WriteFile(xs, []byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(host)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2,3]},`+
 		`{"id":2,"callFrame":{"functionName":"f","scriptId":"1","url":"app.js","lineNumber":1,"columnNumber":0},"children":[3]},`+
