@@ -116,6 +116,10 @@ func runPush(e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		if p.Samples == 0 {
+			fmt.Fprintf(e.stdout, "skipped %s: no time to push (no samples under this selection)\n", name)
+			continue
+		}
 		err = client.Push(e.ctx, pyroscope.Series{Labels: lbls, PProf: p.PProf, Start: p.Start, Duration: p.Duration}, *service)
 		if err != nil {
 			return fmt.Errorf("pushing %s: %w", name, err)

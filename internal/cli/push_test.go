@@ -200,6 +200,9 @@ func TestPushLimitsAndErrors(t *testing.T) {
 	if r := run(t, nil, "push", "--url", ts.URL, "--name", "svc", "--max-bytes", "1000", profilePath("mix")); r.code != 1 || !strings.Contains(r.stderr, "over the limit of 1000") {
 		t.Errorf("push over --max-bytes: %v", r)
 	}
+	if r := run(t, nil, "push", "--url", ts.URL, "--name", "svc", "--from", "99999", profilePath("mix")); r.code != 0 || !strings.Contains(r.stdout, "skipped") {
+		t.Errorf("push of a range with no time: %v", r)
+	}
 	if r := run(t, nil, "push", "--name", "svc", profilePath("mix")); r.code != 2 {
 		t.Errorf("push without --url: %v", r)
 	}
