@@ -318,6 +318,12 @@ func fmtMs(ms float64) string {
 }
 
 func interact(t *testing.T, v *viewer, ti int) {
+	// The call tree, its first row opened.
+	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=calltree]').click()`, nil) })
+	v.eval(`document.querySelector('#panel-table tbody tr .tw[role=button]').click()`, nil)
+	if err := v.page.WaitFor(v.ctx, `document.querySelectorAll('#panel-table tbody tr').length > 4`); err != nil {
+		t.Fatal(err)
+	}
 	// Hover a wide box of the flame chart: the tooltip names it.
 	var drawn []drawnBox
 	v.eval(`window.__jsprof.drawn()`, &drawn)

@@ -193,7 +193,10 @@ func expandAll(t *testing.T, h http.Handler, query string) (report.ViewerTree, [
 // transforms.
 func TestTablesMatchCLI(t *testing.T) {
 	t.Parallel()
-	files := []string{testdata("mix.cpuprofile"), testdata("recursion.cpuprofile")}
+	files := []string{testdata("mix.cpuprofile")}
+	if !testing.Short() {
+		files = append(files, testdata("recursion.cpuprofile")) // deep recursion: slow under -race
+	}
 	if _, err := os.Stat(filepath.Join(proftest.RepoRoot(), "..", "shared", "corpus", "devtools", "recursive-counting-js.json.gz")); err == nil {
 		files = append(files, filepath.Join(proftest.RepoRoot(), "..", "shared", "corpus", "devtools", "recursive-counting-js.json.gz"))
 	} else {
