@@ -85,6 +85,7 @@ const (
 	Removed               // only in the base profile
 )
 
+// String returns "same", "changed", "added" or "removed".
 func (s Status) String() string { return [...]string{"same", "changed", "added", "removed"}[s] }
 
 // Function is one function of either side.

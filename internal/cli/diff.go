@@ -116,6 +116,9 @@ func runDiff(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if b, n := semNames(res.Base.Semantics), semNames(res.New.Semantics); b != n {
+		fmt.Fprintf(e.stderr, "jsprof: note: the sides' total times follow different semantics (base %s, new %s); --total SEM picks one for both\n", b, n)
+	}
 	switch *to {
 	case "svg":
 		return writeDiffSVG(e, sides, res, opts, *out, *reverse)

@@ -116,6 +116,7 @@ type Error struct {
 	Msg    string // the server's message
 }
 
+// Error returns "pyroscope: STATUS TEXT: code: message".
 func (e *Error) Error() string {
 	s := fmt.Sprintf("pyroscope: %d %s", e.Status, http.StatusText(e.Status))
 	if e.Code != "" {
