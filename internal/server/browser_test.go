@@ -55,9 +55,16 @@ func startBrowser(t *testing.T) (*browser.Browser, context.Context) {
 // open serves file and loads the page at query, waiting for ready.
 func open(t *testing.T, b *browser.Browser, ctx context.Context, file, query string) *viewer {
 	t.Helper()
+	return openWith(t, b, ctx, file, query, server.Options{})
+}
+
+// openWith is open with server options (Hosts is set).
+func openWith(t *testing.T, b *browser.Browser, ctx context.Context, file, query string, opts server.Options) *viewer {
+	t.Helper()
 	sess := load(t, file)
 	ts := httptest.NewUnstartedServer(nil)
-	ts.Config.Handler = server.New(sess, server.Options{Hosts: server.LoopbackHosts(ts.Listener.Addr().String())})
+	opts.Hosts = server.LoopbackHosts(ts.Listener.Addr().String())
+	ts.Config.Handler = server.New(sess, opts)
 	ts.Start()
 	t.Cleanup(ts.Close)
 	pg, err := b.NewPage(ctx)
@@ -538,5 +545,35 @@ func TestBrowserHostile(t *testing.T) {
 	}
 	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=calltree]').click()`, nil) })
 	t.Logf("screenshot %s", v.screenshot("hostile"))
+	v.clean()
+}
+
+// TestBrowserSource: the selected function's hot lines show beside its
+// source, read under the source root.
+func TestBrowserSource(t *testing.T) {
+	b, ctx := startBrowser(t)
+	v := openWith(t, b, ctx, testdata("mix.cpuprofile"), "?tab=functions&q=allocate", server.Options{SourceRoots: []string{proftest.RepoRoot()}})
+	v.eval(`document.querySelector('#panel-table tbody tr').click()`, nil)
+	if err := v.page.WaitFor(v.ctx, `document.querySelector('#detail table.src tr.hot')`); err != nil {
+		t.Fatal(err)
+	}
+	var hot []string
+	v.eval(`[...document.querySelectorAll('#detail table.src tr.hot')].map(tr => tr.cells[1].textContent + ' ' + tr.cells[2].textContent)`, &hot)
+	src, err := os.ReadFile(testdata("mix.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	for _, h := range hot {
+		var n int
+		fmt.Sscan(h, &n)
+		if n < 1 || n > len(lines) || !strings.HasSuffix(h, lines[n-1]) {
+			t.Errorf("hot line %q is not line %d of mix.js", h, n)
+		}
+	}
+	if len(hot) == 0 {
+		t.Error("no hot line shown")
+	}
+	t.Logf("%d hot lines; screenshot %s", len(hot), v.screenshot("mix-source"))
 	v.clean()
 }

@@ -450,6 +450,8 @@ func TestSourceRoots(t *testing.T) {
 		{"backslash dotdot", `src\..\..\outside\secret.js`, 403},
 		{"file url outside", "file://" + filepath.Join(outside, "secret.js"), 404},
 		{"absolute outside", filepath.Join(outside, "secret.js"), 404},
+		{"file url from another machine", "file:///home/ci/app/src/app.js", 200},
+		{"absolute from another machine", "/home/ci/app/src/app.js", 200},
 		{"etc passwd", "file:///etc/passwd", 404},
 		{"symlink out", "src/link.js", 404},
 		{"symlinked dir out", "out/secret.js", 404},

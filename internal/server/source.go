@@ -19,8 +19,9 @@ const maxSource = 16 << 20
 // nothing is read without a root; a path with a ".." element or a NUL is
 // refused; an absolute path (file:///x, /x) must lie under a root; any
 // other URL names a path relative to a root (http://host/a/b.js: a/b.js,
-// then host/a/b.js); and the file, once every symlink is resolved, must
-// still lie under the root.
+// then host/a/b.js), as does an absolute path elsewhere (its suffixes:
+// /x/a/b.js: x/a/b.js, a/b.js, b.js); and the file, once every symlink is
+// resolved, must still lie under the root.
 func (s *server) source(q *request) (any, error) {
 	raw := q.get("url")
 	if len(s.opts.SourceRoots) == 0 {
@@ -43,6 +44,16 @@ func (s *server) source(q *request) (any, error) {
 		if abs != "" {
 			if within(abs, rootAbs) || within(abs, rootReal) {
 				cands = append(cands, abs)
+			} else {
+				// A path recorded on another machine: its suffixes under
+				// the root (a/b/c.js, b/c.js, c.js), as pprof's
+				// -trim_path does.
+				els := strings.Split(filepath.ToSlash(abs), "/")
+				for i := 1; i < len(els); i++ {
+					if rel := filepath.Join(els[i:]...); rel != "." && rel != "" {
+						cands = append(cands, filepath.Join(rootReal, rel))
+					}
+				}
 			}
 		}
 		for _, r := range rels {
