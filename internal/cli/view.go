@@ -123,6 +123,16 @@ func runView(e *env, args []string) error {
 	case err := <-loadErr:
 		if err != nil {
 			result = err
+			if *noOpen {
+				break
+			}
+			// The opened page shows the error (data-state="error") until
+			// interrupted.
+			fmt.Fprintf(e.stderr, "jsprof view: cannot show %s (the page says why); Ctrl-C to stop\n", name)
+			select {
+			case <-ctx.Done():
+			case <-serveErr:
+			}
 			break
 		}
 		select {

@@ -577,3 +577,40 @@ func TestBrowserSource(t *testing.T) {
 	t.Logf("%d hot lines; screenshot %s", len(hot), v.screenshot("mix-source"))
 	v.clean()
 }
+
+// TestBrowserError: a file that cannot be read shows data-state="error"
+// with the reader's message, as text.
+func TestBrowserError(t *testing.T) {
+	b, ctx := startBrowser(t)
+	p := server.NewPending(100)
+	const msg = `bad.json: offset 3: <img src=x onerror=alert(1)>: want a profile`
+	p.Done(nil, fmt.Errorf("%s", msg))
+	ts := httptest.NewUnstartedServer(nil)
+	ts.Config.Handler = server.New(nil, server.Options{Hosts: server.LoopbackHosts(ts.Listener.Addr().String()), Pending: p})
+	ts.Start()
+	defer ts.Close()
+	pg, err := b.NewPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.AddInitScript(ctx, recordDialogs); err != nil {
+		t.Fatal(err)
+	}
+	v := &viewer{t: t, ctx: ctx, page: pg}
+	if err := pg.Navigate(ctx, ts.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.WaitFor(ctx, `document.documentElement.dataset.state === 'error'`); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Text string
+		Imgs int
+	}
+	v.eval(`({text: document.getElementById('error').textContent, imgs: document.images.length})`, &got)
+	if got.Text != msg || got.Imgs != 0 {
+		t.Errorf("error shown as %q with %d images, want %q as text", got.Text, got.Imgs, msg)
+	}
+	v.screenshot("error")
+	v.clean()
+}

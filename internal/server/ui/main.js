@@ -79,6 +79,7 @@ function setup() {
     canvas: $('flame'), scroller: $('flame-scroll'), tooltip: tip, categories: info.categories,
     onWindow: (win) => {
       activity.setWindow(win);
+      showWindow(win);
       clearTimeout(flame.urlTimer);
       flame.urlTimer = setTimeout(() => setState({ from: win.from.toFixed(3), to: win.to.toFixed(3) }, false), 200);
     },
@@ -115,6 +116,11 @@ function setup() {
       draw: () => { flame.draw(); return flame.renders[flame.renders.length - 1]; },
     }),
   });
+}
+
+// showWindow says which part of the thread the flame chart shows.
+function showWindow(win) {
+  $('window').textContent = `${fmtMs(win.from / 1000)} – ${fmtMs(win.to / 1000)} (${fmtMs((win.to - win.from) / 1000)})`;
 }
 
 // selectFunc shows a function's sandwich (func is a function id of the
@@ -229,6 +235,7 @@ async function render() {
     jobs.push(renderDetail());
     await Promise.all(jobs);
     activity.setWindow(flame.win);
+    showWindow(flame.win);
     root.dataset.renders = String(++renders);
     if (root.dataset.state !== 'ready' && root.dataset.state !== 'error') root.dataset.state = 'ready';
   } catch (e) {
