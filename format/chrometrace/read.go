@@ -979,10 +979,13 @@ func (r *reader) prof(pid, id []byte, event int) *profState {
 func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error {
 	name := r.b.P.Strings[e.name]
 	if name == "CpuProfile" && e.ph != 'X' {
-		r.diag.Add("cpuprofile-not-complete", 1, "CpuProfile events whose phase is not X were ignored (as in DevTools)")
-		return nil
+		// Chrome 65/66 timelines write the whole profile in one instant
+		// (ph "I") CpuProfile event. DevTools reads only X ones; speedscope
+		// and the Firefox Profiler read these, and so does jsprof (the
+		// event itself is not kept as an entry).
+		r.diag.Add("cpuprofile-not-complete", 1, "CpuProfile events whose phase is not X (Chrome 65/66 timelines) were read as their thread's profile; DevTools ignores them")
 	}
-	if name == "CpuProfile" {
+	if name == "CpuProfile" && e.ph == 'X' {
 		// DevTools treats the X event as an entry of its thread too.
 		t := r.thread(e.pid, e.tid)
 		r.saveArgs(data, e)
