@@ -406,6 +406,19 @@ func interact(t *testing.T, v *viewer, ti int) {
 		}
 	}
 	v.screenshot("mix-search")
+	// The flame graph: a click on a box zooms into its subtree.
+	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=flamegraph]').click()`, nil) })
+	var g struct{ X, Y float64 }
+	v.eval(`(() => { const r = document.getElementById('graph').getBoundingClientRect(); return {x: r.left, y: r.top}; })()`, &g)
+	v.after(func() {
+		v.page.Mouse(v.ctx, "mousePressed", g.X+5, g.Y+18*9+9, "left", 1, 0)
+		v.page.Mouse(v.ctx, "mouseReleased", g.X+5, g.Y+18*9+9, "left", 1, 0)
+	})
+	v.eval(`window.__jsprof.state()`, &st)
+	if st["root"] == "" {
+		t.Errorf("a click on the flame graph did not zoom: state %v", st)
+	}
+	v.screenshot("mix-flamegraph-zoomed")
 	// A transform from the selected function, then back and forward, and
 	// a reload of the copied URL.
 	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=calltree]').click()`, nil) })
