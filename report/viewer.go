@@ -28,6 +28,9 @@ type ViewerThread struct {
 	Samples     int    `json:"samples"`
 	FromUs      Micros `json:"fromUs"`
 	ToUs        Micros `json:"toUs"`
+	// OriginUs is the thread's origin on the file's clock (µs), so that
+	// threads can be drawn on one time axis.
+	OriginUs Micros `json:"originUs"`
 }
 
 // ViewerCategory is a category of the profile and its display colour (a

@@ -280,7 +280,7 @@ func (s *server) info(q *request) (any, error) {
 			Trace: th.IsTrace(), Samples: in.Samples.Len()}
 		if from, to, err := th.Window(q.ctx); err == nil {
 			if origin, err := th.Origin(q.ctx); err == nil {
-				vt.FromUs, vt.ToUs = report.Micros(from-origin), report.Micros(to-origin)
+				vt.FromUs, vt.ToUs, vt.OriginUs = report.Micros(from-origin), report.Micros(to-origin), report.Micros(origin)
 			}
 		}
 		out.Threads = append(out.Threads, vt)

@@ -285,12 +285,29 @@ func TestBrowser(t *testing.T) {
 			if tc.name == "mix" {
 				interact(t, v, info.Default)
 			}
-			// Every other thread: pick it in the menu; its boxes are its own.
+			// A multi-thread profile has a track per thread, each drawn.
+			var tracks []float64
+			v.eval(`[...document.querySelectorAll('#tracks canvas')].map(c => { const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+				let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 250 || d[i+1] < 250 || d[i+2] < 250) n++; return n; })`, &tracks)
+			if len(info.Threads) > 1 && len(tracks) != len(info.Threads) {
+				t.Errorf("%d tracks for %d threads", len(tracks), len(info.Threads))
+			}
+			for i, n := range tracks {
+				if n == 0 {
+					t.Errorf("track %d is empty", i)
+				}
+			}
+			// Every other thread: pick it in the menu (the first other one in
+			// the track list); its boxes are its own.
 			for i := range info.Threads {
 				if i == info.Default {
 					continue
 				}
 				v.after(func() {
+					if len(tracks) > 0 && i == (info.Default+1)%len(info.Threads) {
+						v.eval(fmt.Sprintf(`document.querySelector('#tracks .track[data-thread="%d"]').click()`, i), nil)
+						return
+					}
 					v.eval(fmt.Sprintf(`(() => { const s = document.getElementById('thread'); s.value = '%d'; s.dispatchEvent(new Event('change')); })()`, i), nil)
 				})
 				n := v.checkDrawn(i)

@@ -138,7 +138,7 @@ func TestAssets(t *testing.T) {
 	if strings.Contains(page, " on") && strings.Contains(page, "onclick") {
 		t.Errorf("index.html has an inline handler")
 	}
-	for _, f := range []string{"main.js", "api.js", "dom.js", "view.js", "format.js", "flamechart.js", "activity.js", "tables.js", "flamegraph.js", "style.css"} {
+	for _, f := range []string{"main.js", "api.js", "dom.js", "view.js", "format.js", "flamechart.js", "activity.js", "tables.js", "flamegraph.js", "tracks.js", "style.css"} {
 		req := httptest.NewRequest("GET", "/"+f, nil)
 		req.Host = "127.0.0.1:1"
 		rec := httptest.NewRecorder()

@@ -47,26 +47,7 @@ export class ActivityGraph {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, 0, width, height);
-    const d = this.data;
-    if (d) {
-      const n = d.stack.length, sx = width / n;
-      const base = new Float32Array(n);
-      for (let c = 0; c < d.shares.length; c++) {
-        if (this.categories[c].name === 'Idle') continue;
-        const s = d.shares[c];
-        ctx.fillStyle = this.colors[c];
-        ctx.beginPath();
-        let any = false;
-        for (let x = 0; x < n; x++) {
-          const h = s[x] * (height - 2);
-          if (h <= 0) continue;
-          any = true;
-          ctx.rect(x * sx, height - base[x] - h, sx, h);
-          base[x] += h;
-        }
-        if (any) ctx.fill();
-      }
-    }
+    if (this.data) drawShares(ctx, this.data, this.categories, this.colors, width, height);
     // The flame chart's window and the selected range.
     ctx.fillStyle = 'rgba(11, 87, 208, 0.10)';
     if (this.win && (this.win.from > this.bounds.min || this.win.to < this.bounds.max)) {
@@ -123,5 +104,27 @@ export class ActivityGraph {
     const frames = st.frames.slice(-12).reverse().map((f) => [displayName(f), '']);
     if (st.frames.length > 12) frames.push([`… ${st.frames.length - 12} more callers`, 'cat']);
     showTooltip(this.tooltip, pos, [[at, 'cat'], ...frames]);
+  }
+}
+
+// drawShares paints an Activity answer: per pixel, the categories' shares
+// stacked from the bottom (Idle left blank), one path per category.
+export function drawShares(ctx, d, categories, colors, width, height) {
+  const n = d.stack.length, sx = width / n;
+  const base = new Float32Array(n);
+  for (let c = 0; c < d.shares.length; c++) {
+    if (categories[c].name === 'Idle') continue;
+    const s = d.shares[c];
+    ctx.fillStyle = colors[c];
+    ctx.beginPath();
+    let any = false;
+    for (let x = 0; x < n; x++) {
+      const h = s[x] * (height - 2);
+      if (h <= 0) continue;
+      any = true;
+      ctx.rect(x * sx, height - base[x] - h, sx, h);
+      base[x] += h;
+    }
+    if (any) ctx.fill();
   }
 }

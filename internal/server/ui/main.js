@@ -12,6 +12,7 @@ import { FlameChart } from './flamechart.js';
 import { ActivityGraph } from './activity.js';
 import { TreeTable, FunctionsTable, renderFunction } from './tables.js';
 import { FlameGraph } from './flamegraph.js';
+import { Tracks } from './tracks.js';
 
 const $ = (id) => document.getElementById(id);
 const root = document.documentElement;
@@ -19,7 +20,7 @@ const root = document.documentElement;
 let info = null;
 let state = parseState(location.search);
 let shownThread = null;
-let flame, activity, treeTable, funcTable, graph;
+let flame, activity, treeTable, funcTable, graph, tracks;
 let renders = 0;
 
 function setState(patch, push = true) {
@@ -62,7 +63,9 @@ function setup() {
     const label = `${th.processName ? th.processName + ' · ' : ''}${th.name || 'thread'} (${th.pid}:${th.tid}) · ${th.samples} samples`;
     sel.append(el('option', { value: String(th.index) }, label));
   }
-  sel.addEventListener('change', () => { setState({ t: sel.value, from: '', to: '', rfrom: '', rto: '', fn: '', root: '', crumbs: [] }); render(); });
+  const pick = (t) => { setState({ t: String(t), from: '', to: '', rfrom: '', rto: '', fn: '', root: '', crumbs: [] }); render(); };
+  sel.addEventListener('change', () => pick(sel.value));
+  tracks = new Tracks({ root: $('tracks'), threads: info.threads, categories: info.categories, onSelect: pick });
   $('view').addEventListener('change', () => { setState({ view: $('view').value, fn: '', root: '' }); render(); });
   $('total').addEventListener('change', () => { setState({ total: $('total').value }); render(); });
   let searchTimer = 0;
@@ -213,6 +216,8 @@ async function render() {
     const bounds = { min: th.fromUs, max: Math.max(th.toUs, th.fromUs + 0.001) };
     const win = state.from !== '' && state.to !== '' ? { from: Number(state.from), to: Number(state.to) } : null;
     const jobs = [];
+    if (shownThread === null) jobs.push(tracks.load(t));
+    tracks.select(t);
     if (shownThread !== t) {
       shownThread = t;
       jobs.push(flame.setThread(t, bounds, win), activity.setThread(t, bounds));
