@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"compress/gzip"
 	"errors"
 	"flag"
@@ -142,7 +143,7 @@ func runRecord(e *env, args []string) error {
 		return err
 	}
 	if len(files) > 0 && files[0] != "-" {
-		if viewer != nil {
+		if viewer != nil && e.ctx.Err() == nil {
 			return viewer.run(e, []string{files[0]})
 		}
 		fmt.Fprintf(e.stderr, "jsprof: next: jsprof top %s\n", shellQuote(files[0]))
@@ -191,14 +192,13 @@ func recordNode(e *env, argv []string, pid int, inspect, out string, opts record
 		return nil, fmt.Errorf("no profile was recorded (%s)", rec.Stopped)
 	}
 	stamp := rec.Start.Format("20060102-150405")
-	trace := len(rec.Threads) > 1
-	if out == "" {
+	multi := len(rec.Threads) > 1
+	trace := strings.HasSuffix(strings.TrimSuffix(out, ".gz"), ".json") || multi && (out == "" || out == "-")
+	switch {
+	case out == "" && trace:
+		out = freeName("node-"+stamp, ".json")
+	case out == "":
 		out = freeName("node-"+stamp, ".cpuprofile")
-		if trace {
-			out = freeName("node-"+stamp, ".json")
-		}
-	} else if n := strings.TrimSuffix(out, ".gz"); strings.HasSuffix(n, ".json") {
-		trace = true
 	}
 	if trace {
 		if err := writeRecorded(e, out, rec.WriteTrace); err != nil {
@@ -316,7 +316,9 @@ func reportFile(e *env, name string) error {
 	if err != nil {
 		return err
 	}
-	s, err := session.Load(e.ctx, name, session.Options{})
+	// After Ctrl-C stopped the recording, reading it back still runs.
+	ctx := context.WithoutCancel(e.ctx)
+	s, err := session.Load(ctx, name, session.Options{})
 	if err != nil {
 		return fmt.Errorf("the recorded %s does not read back: %w", name, err)
 	}
@@ -327,7 +329,7 @@ func reportFile(e *env, name string) error {
 			continue
 		}
 		line := fmt.Sprintf("  %s (pid %d tid %d): %d samples", threadLabel(info.Name), info.PID, info.TID, info.Samples.Len())
-		tree, err := th.Tree(e.ctx, view.Options{View: view.JS})
+		tree, err := th.Tree(ctx, view.Options{View: view.JS})
 		if err == nil && len(tree.TopDown) > 0 {
 			line += fmt.Sprintf(", %s sampled", msString(tree.TopDown[0].Total.Sub(0)))
 			for _, id := range tree.Top(calltree.BySelf, 8) {
