@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"compress/gzip"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
