@@ -10,7 +10,12 @@
 // name, URL (with a prefix removed, see Options.Strip), line, column and
 // whether they are trace events (Key); DevTools' own key (name, script id,
 // line, column) is used only within one side. Several functions of one
-// side that fall on one Key are summed.
+// side that fall on one Key are summed. So that a pprof export (jsprof's,
+// or Pyroscope's of what jsprof pushed) matches a .cpuprofile, the names
+// pprof writers give anonymous functions ("(anonymous) app.js:16") are
+// anonymous, and a function whose column is unknown (−1) is the one
+// function of its name, URL and line whose column is known, if there is
+// exactly one.
 //
 // Times are int64 nanoseconds. With Options.Normalize the base times are
 // scaled so that the base's total equals the new total (pprof's -normalize,
@@ -210,11 +215,20 @@ func Diff(ctx context.Context, base, new Side, opts Options) (*Result, error) {
 		}
 		return Times{profile.Time(math.Round(float64(t.Self) * res.Scale)), profile.Time(math.Round(float64(t.Total) * res.Scale))}
 	}
-	// Functions, indexed like the key table so that paths can refer to them.
-	res.Functions = make([]Function, len(keys.keys))
+	// A function whose column one side does not know is the other side's
+	// function of that name, URL and line, when there is one.
+	remap := looseMatch(keys.keys)
+	b.fold(remap)
+	n.fold(remap)
+	// Functions, in key order; at[id] is the index of key id's function.
+	at := make([]int32, len(keys.keys))
 	for i, k := range keys.keys {
-		f := &res.Functions[i]
-		f.Key = k
+		at[i] = -1
+		if remap[i] != int32(i) {
+			continue
+		}
+		at[i] = int32(len(res.Functions))
+		f := Function{Key: k}
 		bt, inB := b.funcs[int32(i)]
 		nt, inN := n.funcs[int32(i)]
 		f.Base, f.New, f.InBase, f.InNew = scale(bt), nt, inB, inN
@@ -222,6 +236,7 @@ func Diff(ctx context.Context, base, new Side, opts Options) (*Result, error) {
 		if !inN {
 			f.URL = b.urls[int32(i)]
 		}
+		res.Functions = append(res.Functions, f)
 	}
 	order := make([]int32, len(res.Functions))
 	for i := range order {
@@ -257,7 +272,7 @@ func Diff(ctx context.Context, base, new Side, opts Options) (*Result, error) {
 			for rest := []byte(k); len(rest) > 0; {
 				v, w := binary.Uvarint(rest)
 				rest = rest[w:]
-				p.Funcs = append(p.Funcs, renum[v])
+				p.Funcs = append(p.Funcs, renum[at[v]])
 			}
 			res.Paths = append(res.Paths, p)
 		}
@@ -305,6 +320,82 @@ func boolCmp(a, b bool) int {
 	return -1
 }
 
+// looseMatch returns, per key id, the id it stands for: itself, or for a
+// key with an unknown column (−1, as pprof gives a function whose start
+// line no sample is at) the one key of the same name, URL, line and kind
+// with a known column, when there is exactly one.
+func looseMatch(keys []Key) []int32 {
+	remap := make([]int32, len(keys))
+	type loose struct {
+		name, url string
+		line      int32
+		event     bool
+	}
+	known := map[loose]int32{} // the key with a column; −1 when several
+	for i, k := range keys {
+		remap[i] = int32(i)
+		if k.Column < 0 {
+			continue
+		}
+		l := loose{k.Name, k.URL, k.Line, k.Event}
+		if _, ok := known[l]; ok {
+			known[l] = -1
+		} else {
+			known[l] = int32(i)
+		}
+	}
+	for i, k := range keys {
+		if k.Column >= 0 || k.Line < 0 {
+			continue
+		}
+		if j, ok := known[loose{k.Name, k.URL, k.Line, k.Event}]; ok && j >= 0 {
+			remap[i] = j
+		}
+	}
+	return remap
+}
+
+// fold moves the times of remapped keys to the keys they stand for.
+func (s *side) fold(remap []int32) {
+	moved := false
+	for id := range s.funcs {
+		if remap[id] != id {
+			moved = true
+			break
+		}
+	}
+	if !moved {
+		return
+	}
+	funcs := make(map[int32]Times, len(s.funcs))
+	for id, t := range s.funcs {
+		x := funcs[remap[id]]
+		funcs[remap[id]] = Times{x.Self + t.Self, x.Total + t.Total}
+		if u, ok := s.urls[id]; ok {
+			if _, have := s.urls[remap[id]]; !have {
+				s.urls[remap[id]] = u
+			}
+		}
+	}
+	s.funcs = funcs
+	if s.paths == nil {
+		return
+	}
+	paths := make(map[string]Times, len(s.paths))
+	var buf []byte
+	for k, t := range s.paths {
+		buf = buf[:0]
+		for rest := []byte(k); len(rest) > 0; {
+			v, w := binary.Uvarint(rest)
+			rest = rest[w:]
+			buf = binary.AppendUvarint(buf, uint64(remap[v]))
+		}
+		x := paths[string(buf)]
+		paths[string(buf)] = Times{x.Self + t.Self, x.Total + t.Total}
+	}
+	s.paths = paths
+}
+
 // keyTable interns keys.
 type keyTable struct {
 	keys  []Key
@@ -327,7 +418,19 @@ func KeyOf(p *profile.Profile, f profile.FrameID, prefix string) Key {
 	if fr.Kind == profile.KindEvent {
 		return Key{Name: p.Str(fr.Name), Line: -1, Column: -1, Event: true}
 	}
-	return Key{Name: p.Str(fr.Name), URL: strings.TrimPrefix(p.Str(fr.URL), prefix), Line: fr.Line, Column: fr.Column}
+	return Key{Name: anonymous(p.Str(fr.Name)), URL: strings.TrimPrefix(p.Str(fr.URL), prefix), Line: fr.Line, Column: fr.Column}
+}
+
+// anonymous returns "" for the names pprof writers give anonymous
+// functions ("(anonymous)", and jsprof's "(anonymous) server.js:16",
+// "(anonymous) VM12:3", "(anonymous) line 3"), so that a pprof export matches a .cpuprofile;
+// other names are returned as they are.
+func anonymous(name string) string {
+	rest, ok := strings.CutPrefix(name, "(anonymous) ")
+	if name == "(anonymous)" || ok && (strings.HasPrefix(rest, "line ") || !strings.ContainsAny(rest, " \t")) {
+		return ""
+	}
+	return name
 }
 
 // collect computes one side's functions and paths.

@@ -194,6 +194,45 @@ func TestDiffMatchesGoToolPprof(t *testing.T) {
 	}
 }
 
+// A profile against its own pprof export (as jsprof, or Pyroscope, writes
+// it: files as paths, anonymous functions named by place, columns only
+// where a sample is at the function's first line) matches function for
+// function and path for path, with the same self times.
+func TestDiffPprofExport(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"mix", "recursion", "async"} {
+		src := profilePath(name)
+		pb := filepath.Join(t.TempDir(), name+".pb.gz")
+		mustRun(t, nil, "convert", "--format", "pprof", "-o", pb, src)
+		d := diffJSON(t, "--tree", pb, src)
+		// Self times survive the round trip exactly; the total of a
+		// recursive function can move (the reader rebuilds call paths from
+		// pprof's aggregated samples), so totals are not compared here.
+		bad, totals := 0, 0
+		for _, f := range d.Functions {
+			if f.DeltaTotalMs != 0 {
+				totals++
+			}
+			if f.Status == "added" || f.Status == "removed" || f.DeltaSelfMs != 0 {
+				bad++
+				if bad < 5 {
+					t.Errorf("%s: %s %s:%d: %s, Δ self %d ns", name, f.Name, f.URL, f.Line, f.Status, f.DeltaSelfMs)
+				}
+			}
+		}
+		for _, p := range d.Paths {
+			if p.Status == "added" || p.Status == "removed" {
+				bad++
+				if bad < 5 {
+					t.Errorf("%s: path %v %s", name, p.Path, p.Status)
+				}
+			}
+		}
+		t.Logf("%s: %d functions and %d paths matched between the .cpuprofile and its pprof export, self times equal (%d totals differ)",
+			name, len(d.Functions), len(d.Paths), totals)
+	}
+}
+
 // The text table, a moved and three times slower profile: every function
 // matched, the deltas twice the base; normalized, no change.
 func TestDiffText(t *testing.T) {
