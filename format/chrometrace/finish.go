@@ -91,6 +91,10 @@ func (r *reader) finish() (*profile.Profile, error) {
 			threadOfKey[key] = profile.ThreadID(len(prof.Threads) - 1)
 		}
 	}
+	// 2b. The Trace Event Format's own samples, on threads without a profile.
+	if err := r.appendTopSamples(threadOfKey); err != nil {
+		return nil, err
+	}
 	prof.Diagnostics.Add("profile-not-chosen", int64(notChosen), "%d profiles were not used because their thread has a preferred one (source Internal, then Inspector, else the first; as in DevTools)", notChosen)
 	prof.Diagnostics.Add("profile-empty", int64(empty), "%d profiles have no nodes and were dropped", empty)
 

@@ -15,6 +15,12 @@
 // Every thread with a chosen profile becomes a profile.Thread with its
 // samples and its X/I/B-E events (sorted as DevTools sorts a thread's
 // entries). Oddities are counted in Profile.Diagnostics.
+//
+// Beyond DevTools, which ignores them (and says so in a diagnostic), it reads
+// CpuProfile events of phase I (Chrome 65/66 timelines) like X ones, and the
+// Trace Event Format's own samples: the top-level "samples" and
+// "stackFrames" members of an object trace, one thread per (pid, tid) of the
+// samples (see samples.go).
 package chrometrace
 
 import (
@@ -208,6 +214,13 @@ type reader struct {
 	started              float64
 	hasStarted           bool
 	uma                  []int8 // per StringID: 0 unknown, 1 name ends in "::UMA", −1 not
+
+	// The top-level samples and stackFrames of an object trace (see
+	// samples.go), and the capture of a value as it is skipped.
+	topSamples, stackFrames rawValue
+	capturing               bool
+	capStart                int // start of the captured bytes still in buf
+	captured                []byte
 }
 
 // fill reads more input, keeping buf[pos:end]. It reports whether any byte
@@ -217,6 +230,10 @@ func (r *reader) fill() (bool, error) {
 		return false, nil
 	}
 	if r.pos > 0 {
+		if r.capturing {
+			r.captured = append(r.captured, r.buf[r.capStart:r.pos]...)
+			r.capStart = 0
+		}
 		n := copy(r.buf, r.buf[r.pos:r.end])
 		r.base += int64(r.pos)
 		r.end, r.pos = n, 0
@@ -346,6 +363,16 @@ func (r *reader) readObject() error {
 			sawEvents = true
 			if err := r.readEvents("traceEvents"); err != nil {
 				return err
+			}
+		case "samples", "stackFrames":
+			v, err := r.captureValue(key)
+			if err != nil {
+				return err
+			}
+			if key == "samples" {
+				r.topSamples = v
+			} else {
+				r.stackFrames = v
 			}
 		default:
 			if err := r.skipValue("$." + key); err != nil {
