@@ -378,7 +378,11 @@ func (r *nodeRecorder) record(ctx context.Context, rec *Recording, done <-chan s
 		timer = t.C
 	}
 	if r.main.started {
-		r.progress("recording %s (pid %d) every %v; Ctrl-C stops", rec.Target, rec.PID, rec.Interval)
+		target := fmt.Sprintf("%s (pid %d)", rec.Target, rec.PID)
+		if strings.HasPrefix(rec.Target, "pid ") {
+			target = rec.Target
+		}
+		r.progress("recording %s every %v; Ctrl-C stops", target, rec.Interval)
 	}
 	select {
 	case <-r.exited:

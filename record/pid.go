@@ -21,8 +21,8 @@ const DefaultInspectorPort = 9229
 // inspector with SIGUSR1 (as node inspect -p does), on the address the
 // process's command line or NODE_OPTIONS give (--inspect-port,
 // --inspect=[HOST:]PORT; default 127.0.0.1:9229), then records as Attach
-// does. The process keeps running; its inspector stays open, as after
-// node inspect -p.
+// does. The process keeps running; Node closes the inspector it opened
+// once the recorder disconnects.
 func AttachPID(ctx context.Context, pid int, opts NodeOptions) (*Recording, error) {
 	if pid <= 0 {
 		return nil, fmt.Errorf("bad pid %d", pid)
