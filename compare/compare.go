@@ -597,3 +597,33 @@ func WithURLs(p *profile.Profile, strip func(url string) string) *profile.Profil
 	}
 	return &q
 }
+
+// FrameKeys returns, for each of two profiles, the key of each of its
+// frames as Diff matches them across the two: with each side's URL prefix
+// removed (strip returns it for a URL), anonymous names as Key has them,
+// and a frame of unknown column mapped to the one function of its name,
+// URL and line with a known column on either side. It serves outputs that
+// match frames themselves, such as a differential flame graph.
+func FrameKeys(base, new *profile.Profile, baseStrip, newStrip func(url string) string) (baseKeys, newKeys []Key) {
+	keys := &keyTable{index: map[Key]int32{}}
+	ids := [2][]int32{}
+	for s, side := range []struct {
+		p     *profile.Profile
+		strip func(string) string
+	}{{base, baseStrip}, {new, newStrip}} {
+		ids[s] = make([]int32, len(side.p.Frames))
+		for f := range side.p.Frames {
+			fr := &side.p.Frames[f]
+			ids[s][f] = keys.id(KeyOf(side.p, profile.FrameID(f), side.strip(side.p.Str(fr.URL))))
+		}
+	}
+	remap := looseMatch(keys.keys)
+	out := [2][]Key{}
+	for s := range ids {
+		out[s] = make([]Key, len(ids[s]))
+		for f, id := range ids[s] {
+			out[s][f] = keys.keys[remap[id]]
+		}
+	}
+	return out[0], out[1]
+}

@@ -347,10 +347,10 @@ func sortByTotal(idx []int, delta func(int) compare.Times) {
 }
 
 // sideKey returns the svg matching key of a side's frames: the comparison's
-// key, as a string.
-func sideKey(p *profile.Profile, strip func(string) string) func(profile.FrameID) string {
+// key (compare.FrameKeys), as a string.
+func sideKey(keys []compare.Key) func(profile.FrameID) string {
 	return func(f profile.FrameID) string {
-		k := compare.KeyOf(p, f, strip(p.Str(p.Frames[f].URL)))
+		k := keys[f]
 		return fmt.Sprintf("%q %q %d %d %t", k.Name, k.URL, k.Line, k.Column, k.Event)
 	}
 }
@@ -360,13 +360,15 @@ func writeDiffSVG(e *env, sides [2]*loaded, res *compare.Result, opts compare.Op
 		return usagef("a differential flame graph shows one thread of each side: pick one with --thread")
 	}
 	var ds [2]svg.DiffSide
-	prefixes := [2]string{res.Base.Prefix, res.New.Prefix}
+	var keys [2][]compare.Key
+	keys[0], keys[1] = compare.FrameKeys(sides[0].profile, sides[1].profile,
+		compare.StripFunc(opts.Strip, res.Base.Prefix), compare.StripFunc(opts.Strip, res.New.Prefix))
 	for i, l := range sides {
 		ts, err := l.threads[0].st.Stacks(e.ctx, opts.View)
 		if err != nil {
 			return err
 		}
-		ds[i] = svg.DiffSide{Profile: l.profile, Stacks: ts, Key: sideKey(l.profile, compare.StripFunc(opts.Strip, prefixes[i]))}
+		ds[i] = svg.DiffSide{Profile: l.profile, Stacks: ts, Key: sideKey(keys[i])}
 	}
 	title := fmt.Sprintf("%s → %s", filepath.Base(sides[0].name), filepath.Base(sides[1].name))
 	return writeOutput(out, e.stdout, true, func(w io.Writer) error {

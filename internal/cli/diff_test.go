@@ -228,6 +228,12 @@ func TestDiffPprofExport(t *testing.T) {
 				}
 			}
 		}
+		// The differential flame graph matches every path too.
+		svgOut := filepath.Join(t.TempDir(), name+".svg")
+		mustRun(t, nil, "diff", "--format", "svg", "-o", svgOut, pb, src)
+		if data, _ := os.ReadFile(svgOut); strings.Contains(string(data), "not drawn") || strings.Contains(string(data), "(added)") {
+			t.Errorf("%s: the differential flame graph of the export and the file has unmatched paths", name)
+		}
 		t.Logf("%s: %d functions and %d paths matched between the .cpuprofile and its pprof export, self times equal (%d totals differ)",
 			name, len(d.Functions), len(d.Paths), totals)
 	}
