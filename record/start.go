@@ -181,15 +181,17 @@ func (f *stderrFilter) copy(r io.Reader) {
 			}
 			continue
 		}
-		// Mid-line: pass through whatever is there up to the newline.
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			f.pass(chunk)
-			atStart = bytes.HasSuffix(chunk, []byte("\n"))
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		// Mid-line: pass through whatever has come, up to the newline.
+		if _, err := br.Peek(1); err != nil {
 			return
 		}
+		b, _ := br.Peek(br.Buffered())
+		n := len(b)
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			n, atStart = i+1, true
+		}
+		f.pass(b[:n])
+		_, _ = br.Discard(n)
 	}
 }
 
