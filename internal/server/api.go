@@ -267,6 +267,11 @@ func (q *request) options() (view.Options, error) {
 			*x.out = append(*x.out, m)
 		}
 	}
+	// As the CLI: a name no function has may be a regular expression; a
+	// matcher that matches nothing says which names are closest.
+	if err := view.Resolve(q.sess.Profile, &o); err != nil {
+		return o, badf("%v", err)
+	}
 	return o, nil
 }
 

@@ -75,6 +75,8 @@ func TestHostAndHeaders(t *testing.T) {
 		{"bad open", "GET", "127.0.0.1:1234", "/api/tree?open=99999999", 400},
 		{"bad view", "GET", "127.0.0.1:1234", "/api/tree?view=x", 400},
 		{"bad entry", "GET", "127.0.0.1:1234", "/api/entry?id=-5", 400},
+		{"focus on nothing", "GET", "127.0.0.1:1234", "/api/tree?focus=noSuchFunctionAnywhere", 400},
+		{"focus by regexp", "GET", "127.0.0.1:1234", "/api/tree?focus=" + url.QueryEscape("^alloc"), 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, tc.path, nil)

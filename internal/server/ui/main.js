@@ -242,7 +242,10 @@ async function render() {
     activity.setWindow(flame.win);
     showWindow(flame.win);
     root.dataset.renders = String(++renders);
-    if (root.dataset.state !== 'ready' && root.dataset.state !== 'error') root.dataset.state = 'ready';
+    // Ready after the first complete render, and again after a render
+    // that recovers from an error (a transform that matched nothing).
+    $('error').hidden = true;
+    root.dataset.state = 'ready';
   } catch (e) {
     fail(e);
   }
