@@ -186,6 +186,8 @@ func (c *conn) read(ctx context.Context) {
 		if err != nil {
 			if ctx.Err() != nil {
 				c.calls.fail(errors.New("connection closed"))
+			} else if errors.Is(err, io.EOF) || websocket.CloseStatus(err) != -1 {
+				c.calls.fail(ErrConnectionLost) // closed by the other end
 			} else {
 				c.calls.fail(fmt.Errorf("%w: %v", ErrConnectionLost, err))
 			}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -574,5 +575,25 @@ func TestErrors(t *testing.T) {
 	}
 	if err := sleep.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Error("the sleep process was signalled")
+	}
+}
+
+// TestLost kills the process mid-recording: the recording ends with
+// StopLost and ErrConnectionLost, and says which profile is missing (V8
+// hands a profile over only when it stops).
+func TestLost(t *testing.T) {
+	t.Parallel()
+	port := freePort(t)
+	sp := startSpin(t, nil, "--inspect=127.0.0.1:"+strconv.Itoa(port))
+	go func() {
+		time.Sleep(800 * time.Millisecond)
+		_ = sp.cmd.Process.Kill()
+	}()
+	rec, err := record.Attach(testContext(t, 30*time.Second), "127.0.0.1:"+strconv.Itoa(port), record.NodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Stopped != record.StopLost || !errors.Is(rec.Lost, record.ErrConnectionLost) || len(rec.Threads) != 0 || len(rec.Missing) != 1 {
+		t.Errorf("got stop %q, lost %v, %d threads, missing %q; want lost, ErrConnectionLost, none, main missing", rec.Stopped, rec.Lost, len(rec.Threads), rec.Missing)
 	}
 }

@@ -171,19 +171,28 @@ func recordNode(e *env, argv []string, pid int, inspect, out string, opts record
 	if err != nil {
 		return nil, err
 	}
+	took := roundDur(rec.End.Sub(rec.Start))
+	stopped := ""
+	if rec.Process != nil {
+		stopped = fmt.Sprintf("; %s stopped (%v)", argv[0], rec.Process)
+	}
 	switch rec.Stopped {
 	case record.StopExited:
 		if rec.Process != nil {
-			fmt.Fprintf(e.stderr, "jsprof: %s ended (%v) after %s\n", rec.Target, rec.Process, roundDur(rec.End.Sub(rec.Start)))
+			fmt.Fprintf(e.stderr, "jsprof: %s ended (%v) after %s\n", rec.Target, rec.Process, took)
 		} else {
-			fmt.Fprintf(e.stderr, "jsprof: %s exited after %s\n", rec.Target, roundDur(rec.End.Sub(rec.Start)))
+			fmt.Fprintf(e.stderr, "jsprof: %s exited after %s\n", rec.Target, took)
 		}
 	case record.StopDuration:
-		fmt.Fprintf(e.stderr, "jsprof: stopped after %s\n", roundDur(rec.End.Sub(rec.Start)))
+		fmt.Fprintf(e.stderr, "jsprof: stopped after %s%s\n", took, stopped)
 	case record.StopInterrupted:
-		fmt.Fprintf(e.stderr, "jsprof: interrupted after %s\n", roundDur(rec.End.Sub(rec.Start)))
+		fmt.Fprintf(e.stderr, "jsprof: interrupted after %s%s\n", took, stopped)
 	case record.StopLost:
-		fmt.Fprintf(e.stderr, "jsprof: lost the connection after %s (%v); writing what was received\n", roundDur(rec.End.Sub(rec.Start)), rec.Lost)
+		if len(rec.Threads) == 0 {
+			// V8 hands a profile over only when it stops: nothing came.
+			return nil, fmt.Errorf("lost the connection to %s after %s (did the process end?): no profile was received", rec.Target, took)
+		}
+		fmt.Fprintf(e.stderr, "jsprof: lost the connection to %s after %s; writing the %d thread(s) received\n", rec.Target, took, len(rec.Threads))
 	}
 	for _, m := range rec.Missing {
 		fmt.Fprintf(e.stderr, "jsprof: no profile for %s\n", m)
