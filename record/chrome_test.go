@@ -3,6 +3,8 @@
 package record_test
 
 import (
+	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -256,6 +258,24 @@ func TestChromePort(t *testing.T) {
 		t.Errorf("got %.20q, want plain JSON", head)
 	}
 	checkPageTrace(t, file)
+
+	// Ctrl-C (ctx done) mid-recording: the trace so far is written.
+	ictx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(1200*time.Millisecond, cancel)
+	var buf bytes.Buffer
+	info, err = record.Chrome(ictx, url, &buf, record.ChromeOptions{Port: port, Duration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Stopped != record.StopInterrupted || info.End.Sub(info.Start) > 20*time.Second {
+		t.Errorf("got stop %q after %v, want interrupted", info.Stopped, info.End.Sub(info.Start))
+	}
+	ifile := filepath.Join(t.TempDir(), "interrupted.json")
+	if err := os.WriteFile(ifile, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	th := mainThread(t, load(t, ifile))
+	t.Logf("interrupted: %d bytes, %s with %d samples", buf.Len(), th.Info().Name, th.Info().Samples.Len())
 	select {
 	case <-exited:
 		t.Error("the browser exited; it should keep running")
