@@ -583,3 +583,39 @@ func TestActivityMatchesSummary(t *testing.T) {
 		}
 	}
 }
+
+// The function list under each total-time semantics is jsprof top --total's.
+func TestTotalSemantics(t *testing.T) {
+	t.Parallel()
+	files := []string{testdata("recursion.cpuprofile")}
+	if p := corpus("xs/xs_workload.cpuprofile"); exists(p) {
+		files = append(files, p)
+	}
+	for _, file := range files {
+		h := server.New(load(t, file), server.Options{})
+		for _, sem := range []string{"", "devtools", "vscode", "xsbug"} {
+			var top report.Top
+			args := []string{"top", "--json", "-n", "0", file}
+			q := "/api/functions?limit=1000000"
+			if sem != "" {
+				args = append(args, "--total", sem)
+				q += "&total=" + sem
+			}
+			runCLI(t, &top, args...)
+			var fs report.ViewerFunctions
+			get(t, h, q, &fs)
+			var got, want []report.FunctionRow
+			for _, r := range fs.Rows {
+				got = append(got, report.FunctionRow{Function: r.Function, SelfMs: r.SelfMs, TotalMs: r.TotalMs})
+			}
+			for _, f := range top.Threads[0].Functions {
+				if f.SelfMs != 0 || f.TotalMs != 0 {
+					want = append(want, f)
+				}
+			}
+			if fs.TotalSemantics != top.Threads[0].TotalSemantics || !equalJSON(got, want) {
+				t.Errorf("%s --total %q: %s %d rows, jsprof top: %s %d rows", filepath.Base(file), sem, fs.TotalSemantics, len(got), top.Threads[0].TotalSemantics, len(want))
+			}
+		}
+	}
+}
