@@ -156,6 +156,7 @@ type nodeRecorder struct {
 	c       *conn
 	main    *nodeThread
 	ctx     context.Context // for setting up workers; done when the recording ends
+	cancel  context.CancelFunc
 	stopCtx context.Context // for stopping: outlives an interrupted ctx
 
 	mu       sync.Mutex
@@ -181,9 +182,12 @@ func (r *nodeRecorder) progress(format string, args ...any) {
 // recorder whose main thread is not yet set up.
 func connectNode(ctx context.Context, wsURL string, opts *NodeOptions) (*nodeRecorder, error) {
 	r := &nodeRecorder{opts: opts, exited: make(chan struct{}), closed: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	r.stopCtx = context.WithoutCancel(ctx)
 	r.main = r.newThread(nil, "", Thread{Name: "main"})
 	c, err := dial(ctx, wsURL, func(ev event) { r.event(r.main, ev) })
 	if err != nil {
+		r.cancel()
 		return nil, err
 	}
 	r.c = c
@@ -359,10 +363,7 @@ func (r *nodeRecorder) stopThread(t *nodeThread, why string) {
 // run until a stop condition, stop every thread. done, when not nil, is
 // closed when the program ends by itself.
 func (r *nodeRecorder) record(ctx context.Context, rec *Recording, done <-chan struct{}) {
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancel()
-	r.ctx = rctx
-	r.stopCtx = context.WithoutCancel(ctx)
+	defer r.cancel()
 	rec.Interval = r.opts.interval()
 	rec.Start = time.Now()
 
@@ -411,7 +412,7 @@ func (r *nodeRecorder) record(ctx context.Context, rec *Recording, done <-chan s
 	wg.Wait()
 	r.stopThread(r.main, "")
 	rec.End = time.Now()
-	cancel()
+	r.cancel()
 	r.c.close()
 	r.wg.Wait()
 
@@ -460,11 +461,11 @@ func attachURL(ctx context.Context, wsURL, name string, wantPID int, opts *NodeO
 	}
 	pid, err := r.pid(cctx)
 	if err != nil {
-		r.c.close()
+		r.abort()
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if wantPID != 0 && pid != wantPID {
-		r.c.close()
+		r.abort()
 		return nil, fmt.Errorf("the inspector on %s belongs to pid %d, not %d: another Node process holds that port", hostOf(wsURL), pid, wantPID)
 	}
 	rec := &Recording{PID: pid, Target: name}
@@ -473,6 +474,12 @@ func attachURL(ctx context.Context, wsURL, name string, wantPID int, opts *NodeO
 	}
 	r.record(ctx, rec, nil)
 	return rec, nil
+}
+
+// abort closes a recorder that will not record.
+func (r *nodeRecorder) abort() {
+	r.cancel()
+	r.c.close()
 }
 
 // pid asks the main thread for its process id.

@@ -321,6 +321,9 @@ func (g *gzipUnlessGzip) Write(p []byte) (int, error) {
 // reportFile reads a written file back through the session, as every
 // command will, and prints one line per thread with samples.
 func reportFile(e *env, name string) error {
+	if name == "-" {
+		return nil // written to standard output: nothing to read back
+	}
 	st, err := os.Stat(name)
 	if err != nil {
 		return err
