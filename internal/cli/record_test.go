@@ -6,6 +6,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/tools/browser"
 )
 
 // The record command against real Node 20 (package record tests the
@@ -190,4 +193,33 @@ func TestRecordSIGINT(t *testing.T) {
 		t.Errorf("node (pid %d) still runs after jsprof ended", pid)
 	}
 	t.Logf("%s", all)
+}
+
+// TestRecordChrome: record --chrome writes Chromium's gzip stream as it
+// comes (OUT ends in .gz), reads it back and names the page's hot
+// function; top finds it on the page's main thread.
+func TestRecordChrome(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Chromium: not in -short mode")
+	}
+	t.Parallel()
+	bin := browser.Require(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(recordTestdata)))
+	t.Cleanup(srv.Close)
+	out := filepath.Join(t.TempDir(), "page.json.gz")
+	code, _, stderr := runCLI(t, t.Context(), "record", "--chrome", srv.URL+"/page.html", "--browser", bin, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	head, _ := os.ReadFile(out)
+	if len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
+		t.Errorf("%s is not gzip", out)
+	}
+	if !regexp.MustCompile(`(?m)^  CrRendererMain \(pid \d+ tid \d+\): \d+ samples, [\d.]+ ms sampled; hottest: hotFunction [\d.]+ ms self$`).MatchString(stderr) {
+		t.Errorf("stderr lacks the page's main thread with hotFunction:\n%s", stderr)
+	}
+	code, top, errs := runCLI(t, t.Context(), "top", "-n", "3", "--thread", "CrRendererMain", out)
+	if code != 0 || !strings.Contains(top, "hotFunction") {
+		t.Errorf("jsprof top: exit %d %s\n%s", code, errs, top)
+	}
 }
