@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -315,10 +314,10 @@ func getJSON(ctx context.Context, addr, path string, v any) error {
 		return fmt.Errorf("reading %s%s: %w", addr, path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s%s: %s: %s", addr, path, resp.Status, strings.TrimSpace(string(body)))
+		return fmt.Errorf("%s is taken by a program that is not a DevTools endpoint (GET %s: %s)", addr, path, resp.Status)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%s%s answered, but not as a DevTools endpoint does: %w", addr, path, err)
+		return fmt.Errorf("%s is taken by a program that is not a DevTools endpoint (GET %s: not its JSON)", addr, path)
 	}
 	return nil
 }

@@ -127,8 +127,11 @@ func Chrome(ctx context.Context, pageURL string, w io.Writer, opts ChromeOptions
 		var v target
 		err := getJSON(vctx, addr, "/json/version", &v)
 		cancel()
+		if err != nil && isRefused(err) {
+			return nil, fmt.Errorf("nothing is listening on %s: start Chromium with --remote-debugging-port=%d", addr, opts.Port)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("%w (start Chromium with --remote-debugging-port=%d)", err, opts.Port)
+			return nil, err
 		}
 		if strings.HasPrefix(v.Browser, "node") {
 			return nil, fmt.Errorf("%s is %s, not Chromium: record it with --inspect %s", addr, v.Browser, addr)

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -518,6 +520,8 @@ func TestErrors(t *testing.T) {
 	// it): a process that handles SIGUSR1 itself does not open its
 	// inspector either.
 	noSignal := startSpin(t, []string{"SPIN_IGNORE_SIGUSR1=1"}, "--inspect-port="+strconv.Itoa(port))
+	port2 := freePort(t)
+	startSpin(t, nil, "--inspect=127.0.0.1:"+strconv.Itoa(port2))
 
 	// A process that exited: its pid is free (for now).
 	gone := exec.Command("true")
@@ -526,6 +530,10 @@ func TestErrors(t *testing.T) {
 	}
 
 	closed := freePort(t)
+	// A port taken by some other HTTP server.
+	other := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(other.Close)
+	otherAddr := strings.TrimPrefix(other.URL, "http://")
 	for _, tc := range []struct {
 		name string
 		run  func() error
@@ -555,6 +563,22 @@ func TestErrors(t *testing.T) {
 			_, err := record.Attach(ctx, "127.0.0.1:"+strconv.Itoa(closed), record.NodeOptions{})
 			return err
 		}, `^nothing is listening on 127.0.0.1:\d+ \(is the inspector open\?\)$`},
+		{"port taken", func() error {
+			_, err := record.Attach(ctx, otherAddr, record.NodeOptions{})
+			return err
+		}, `^127.0.0.1:\d+ is taken by a program that is not a DevTools endpoint \(GET /json/version: 404 Not Found\)$`},
+		{"chrome port taken", func() error {
+			_, err := record.Chrome(ctx, "about:blank", io.Discard, record.ChromeOptions{Port: other.Listener.Addr().(*net.TCPAddr).Port})
+			return err
+		}, `^127.0.0.1:\d+ is taken by a program that is not a DevTools endpoint \(GET /json/version: 404 Not Found\)$`},
+		{"no chromium on the port", func() error {
+			_, err := record.Chrome(ctx, "about:blank", io.Discard, record.ChromeOptions{Port: closed})
+			return err
+		}, `^nothing is listening on 127.0.0.1:\d+: start Chromium with --remote-debugging-port=\d+$`},
+		{"node port given to --chrome-port", func() error {
+			_, err := record.Chrome(ctx, "about:blank", io.Discard, record.ChromeOptions{Port: port2})
+			return err
+		}, `^127.0.0.1:\d+ is node.js/v20[.\d]+, not Chromium: record it with --inspect 127.0.0.1:\d+$`},
 		{"bad address", func() error {
 			_, err := record.Attach(ctx, "localhost", record.NodeOptions{})
 			return err
