@@ -50,10 +50,11 @@ OUT defaults to a timestamped name in the current directory:
 node-YYYYMMDD-HHMMSS.cpuprofile (a trace, .json, when workers were
 recorded: one file with every thread) or chrome-YYYYMMDD-HHMMSS.json.gz.
 An OUT ending in .json or .json.gz holds a Node recording as a trace with
-every thread; with several threads, an OUT ending in .cpuprofile gets the
-main thread and OUT-less-extension.worker-N.cpuprofile each worker. .gz
+every thread; with workers, -o app.cpuprofile writes the main thread there
+and each worker to app.worker-N.cpuprofile (N its threadId). .gz
 compresses; "-" writes to standard output (the program's own output then
-goes to standard error). Progress and the result go to standard error.
+goes to standard error). Progress and the result go to standard error;
+--view then opens the file in jsprof view.
 `
 
 // findCommand returns the command named name, or nil. It is set in init
