@@ -543,6 +543,14 @@ func TestErrors(t *testing.T) {
 			_, err := record.Node(ctx, []string{"no-such-node-binary", "app.js"}, record.NodeOptions{})
 			return err
 		}, `^no-such-node-binary not found on PATH: install Node.js, or give its path`},
+		{"no node at that path", func() error {
+			_, err := record.Node(ctx, []string{"/no/such/node", "app.js"}, record.NodeOptions{})
+			return err
+		}, `^cannot run /no/such/node: `},
+		{"not a node command", func() error {
+			_, err := record.Node(ctx, []string{"npm", "start"}, record.NodeOptions{})
+			return err
+		}, `^npm is not node: want a node command line \(node app.js …\); for an npm script, run its node command directly$`},
 		{"exits before the inspector", func() error {
 			_, err := record.Node(ctx, []string{"node", "--no-such-flag", "app.js"}, record.NodeOptions{})
 			return err

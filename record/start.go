@@ -29,6 +29,9 @@ func Node(ctx context.Context, argv []string, opts NodeOptions) (*Recording, err
 	if len(argv) == 0 {
 		return nil, errors.New("no program to run: want a node command line, e.g. node app.js")
 	}
+	if base := strings.ToLower(filepath.Base(argv[0])); !strings.Contains(base, "node") {
+		return nil, fmt.Errorf("%s is not node: want a node command line (node app.js …); for an npm script, run its node command directly", argv[0])
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		if !strings.ContainsRune(argv[0], filepath.Separator) {
