@@ -270,6 +270,7 @@ func TestNodeWorkers(t *testing.T) {
 	if len(s.Threads()) != 3 {
 		t.Fatalf("the trace reads as %d threads, want 3", len(s.Threads()))
 	}
+	workerHotLeads := 0
 	for _, th := range s.Threads() {
 		info := th.Info()
 		top := threadTop(t, th)
@@ -284,13 +285,25 @@ func TestNodeWorkers(t *testing.T) {
 			}
 			continue
 		}
-		// The worker's time is in workerHot. Now and then V8 leaves
-		// workerHot's frame out of a worker's samples and gives its time
-		// to the script's top level (node --cpu-prof does the same): the
-		// hottest function is then the script's anonymous module function.
-		if (h.name != "workerHot" && h.name != "") || !strings.HasSuffix(h.url, "/workers.js") || h.self < 75*time.Millisecond {
-			t.Errorf("worker %q: hottest %s %s %v, want workerHot (workers.js) ≥75ms", info.Name, h.name, h.url, h.self)
+		// Each worker spends ~300 ms of CPU in workerHot. Its samples
+		// must hold that time; which frame gets it is V8's: now and then
+		// its sampler, starved on a loaded machine, gives a worker's
+		// samples to the wrong frame (the script's top level, or a Node
+		// internal), as node --cpu-prof does. So workerHot must lead in at
+		// least one worker, and every worker must have the time.
+		tree, err := th.Tree(t.Context(), view.Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if sampled := tree.TopDown[0].Total.Sub(0); sampled < 150*time.Millisecond {
+			t.Errorf("worker %q: %v sampled, want ≥150ms", info.Name, sampled)
+		}
+		if h.name == "workerHot" && h.self >= 75*time.Millisecond {
+			workerHotLeads++
+		}
+	}
+	if workerHotLeads == 0 {
+		t.Error("workerHot is the hottest function of no worker, want at least one")
 	}
 	// Each thread alone is a .cpuprofile.
 	for _, th := range rec.Threads {
