@@ -349,8 +349,11 @@ func reportFile(e *env, name string) error {
 				f := &tree.Funcs[id]
 				fr := &tree.Profile.Frames[f.Frame]
 				name := tree.Profile.Str(fr.Name)
-				if f.Self <= 0 || strings.HasPrefix(name, "(") {
+				if f.Self <= 0 || strings.HasPrefix(name, "(") && name != "" {
 					continue // (idle), (program), (garbage collector)
+				}
+				if name == "" {
+					name = "(anonymous)"
 				}
 				line += fmt.Sprintf("; hottest: %s %s self", name, msString(f.Self.Sub(0)))
 				break
