@@ -349,7 +349,7 @@ func reportFile(e *env, name string) error {
 				f := &tree.Funcs[id]
 				fr := &tree.Profile.Frames[f.Frame]
 				name := tree.Profile.Str(fr.Name)
-				if f.Self <= 0 || strings.HasPrefix(name, "(") && name != "" {
+				if f.Self <= 0 || strings.HasPrefix(name, "(") {
 					continue // (idle), (program), (garbage collector)
 				}
 				if name == "" {
