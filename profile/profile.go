@@ -187,6 +187,11 @@ type Thread struct {
 	Events    Range // trace events; empty for a bare .cpuprofile
 	// ProcessName is the process_name metadata of a trace; "" if none.
 	ProcessName string
+	// URL is the page a trace's renderer process showed: the URL of its
+	// main frame (TracingStartedInBrowser's frames, then the last
+	// FrameCommittedInBrowser), or of its first frame for a process of
+	// out-of-process iframes; "" if none.
+	URL string
 	// Start and End are the profile's startTime and endTime as the input gives
 	// them (End may be missing or bogus: see analyses for how each tool derives it).
 	Start, End Time

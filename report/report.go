@@ -86,6 +86,8 @@ type ThreadSummary struct {
 	Shape       string `json:"shape"`
 	Events      int    `json:"events"`
 	ProcessName string `json:"processName"`
+	// URL is the page of a trace renderer's process ("" when unknown).
+	URL string `json:"url"`
 	// MeanIntervalUs and MedianIntervalUs are the sampling intervals.
 	MeanIntervalUs   Micros     `json:"meanIntervalUs"`
 	MedianIntervalUs Micros     `json:"medianIntervalUs"`

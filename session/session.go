@@ -123,8 +123,9 @@ func withEventFrames(p *profile.Profile) (*profile.Profile, map[profile.StringID
 // Threads returns every thread of the profile, in the profile's order.
 func (s *Session) Threads() []*Thread { return s.threads }
 
-// Select returns the threads matching sel: "pid:tid", or a thread name;
-// "" selects every thread.
+// Select returns the threads matching sel: "pid:tid", a thread name, or
+// part of the URL of the page a trace thread's process showed (when no
+// thread has that name); "" selects every thread.
 func (s *Session) Select(sel string) ([]*Thread, error) {
 	if sel == "" {
 		return s.threads, nil
@@ -137,10 +138,21 @@ func (s *Session) Select(sel string) ([]*Thread, error) {
 			out = append(out, s.threads[i])
 		}
 	}
+	if len(out) == 0 && !isPair {
+		for i, th := range p.Threads {
+			if th.URL != "" && strings.Contains(th.URL, sel) {
+				out = append(out, s.threads[i])
+			}
+		}
+	}
 	if len(out) == 0 {
 		var have []string
 		for _, th := range p.Threads {
-			have = append(have, fmt.Sprintf("%d:%d %q", th.PID, th.TID, th.Name))
+			d := fmt.Sprintf("%d:%d %q", th.PID, th.TID, th.Name)
+			if th.URL != "" {
+				d += " (" + th.URL + ")"
+			}
+			have = append(have, d)
 		}
 		return nil, &SelectError{Sel: sel, Have: have}
 	}

@@ -73,7 +73,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 			}
 			key := threadKey{g.pid, tid}
 			th := profile.Thread{PID: r.numericID(g.pid), TID: r.numericID(tid), ProfileID: idString(b.P.Strings[chosen.key.id]),
-				ProcessName: r.procName[g.pid]}
+				ProcessName: r.procName[g.pid], URL: r.procURL[g.pid]}
 			if t, ok := r.threadOf[key]; ok && r.threads[t].hasName {
 				th.Name = r.threads[t].name
 			}

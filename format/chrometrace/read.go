@@ -194,6 +194,8 @@ type reader struct {
 	profOf   map[profKey]*profState
 	profs    []*profState
 	procName map[profile.StringID]string
+	procURL  map[profile.StringID]string // pid → main frame URL (else its first frame's)
+	procMain map[profile.StringID]bool   // procURL is a main frame's
 	events   eventStore
 	traceIDs map[int]int64 // event index → sample trace id
 	keepArgs bool
@@ -822,6 +824,12 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 		r.web = true
 	}
 	r.bounds(e)
+	if e.hasName && e.args1 > e.args0 {
+		switch r.b.P.Strings[e.name] {
+		case "TracingStartedInBrowser", "FrameCommittedInBrowser":
+			r.pageURLs(data[e.args0:e.args1])
+		}
+	}
 	if e.isProfile {
 		evPath := fmt.Sprintf("%s[%d]", path, idx)
 		if path == "$" {
@@ -971,6 +979,85 @@ func (s *eventStore) all(yield func(int, *rawEvent) bool) {
 }
 
 // argsName returns args.name of a metadata event.
+// pageURLs records the page URL of each renderer process from the args of
+// TracingStartedInBrowser (data.frames[]) or FrameCommittedInBrowser (data):
+// a frame without a parent is its process's page (the last one committed
+// wins); a process with only subframes (an out-of-process iframe) is named
+// by its first. Malformed args are ignored (the URL is only a label).
+func (r *reader) pageURLs(args []byte) {
+	data, _, ok := member(args, "data")
+	if !ok {
+		return
+	}
+	frame := func(obj []byte) {
+		s := jsonscan.New(obj)
+		if s.BeginObject() != nil {
+			return
+		}
+		var url, pid []byte
+		parent := false
+		for first := true; ; first = false {
+			key, ok, err := s.NextKey(first)
+			if err != nil || !ok {
+				break
+			}
+			switch string(key) {
+			case "url":
+				if s.Kind() == '"' {
+					url, _ = s.String()
+					url = append([]byte(nil), url...)
+					continue
+				}
+			case "processId":
+				if n, err := s.Int(); err == nil {
+					pid = strconv.AppendInt(nil, n, 10)
+					continue
+				}
+			case "parent":
+				parent = !s.Null()
+				if parent {
+					s.Skip()
+				}
+				continue
+			}
+			if s.Skip() != nil {
+				return
+			}
+		}
+		if pid == nil || len(url) == 0 {
+			return
+		}
+		if r.procURL == nil {
+			r.procURL, r.procMain = map[profile.StringID]string{}, map[profile.StringID]bool{}
+		}
+		// A process's main frame names it; an out-of-process iframe's
+		// process is named by its first frame.
+		k := r.b.InternBytes(pid)
+		if !parent || !r.procMain[k] && r.procURL[k] == "" {
+			r.procURL[k] = string(url)
+			r.procMain[k] = r.procMain[k] || !parent
+		}
+	}
+	if frames, _, ok := member(data, "frames"); ok {
+		s := jsonscan.New(frames)
+		if s.BeginArray() != nil {
+			return
+		}
+		for first := true; ; first = false {
+			ok, err := s.NextElem(first)
+			if err != nil || !ok {
+				return
+			}
+			start := s.Offset()
+			if s.Skip() != nil {
+				return
+			}
+			frame(frames[start:s.Offset()])
+		}
+	}
+	frame(data)
+}
+
 func argsName(args []byte) ([]byte, error) {
 	s := jsonscan.New(args)
 	if err := s.BeginObject(); err != nil {

@@ -437,7 +437,7 @@ func summaryJSON(t *testing.T, args ...string) (map[string]any, []summaryThread)
 	for i, v := range array(t, "threads", top["threads"]) {
 		w := fmt.Sprintf("threads[%d]", i)
 		m := object(t, w, v, "pid", "tid", "name", "startUs", "endUs", "samples", "profileCalls", "sampledMs",
-			"nodes", "shape", "events", "processName", "meanIntervalUs", "medianIntervalUs", "categories")
+			"nodes", "shape", "events", "processName", "url", "meanIntervalUs", "medianIntervalUs", "categories")
 		th := summaryThread{
 			pid:          integer(t, w+".pid", m["pid"]),
 			tid:          integer(t, w+".tid", m["tid"]),

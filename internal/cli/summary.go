@@ -96,7 +96,7 @@ func runSummary(e *env, args []string) error {
 				Thread:  reportThread(s.th),
 				StartUs: report.Micros(s.th.Start), EndUs: report.Micros(s.th.End),
 				Samples: s.samples, ProfileCalls: s.calls, SampledMs: report.Millis(s.sampled),
-				Nodes: s.nodes, Shape: s.th.Shape.String(), Events: s.th.Events.Len(), ProcessName: s.th.ProcessName,
+				Nodes: s.nodes, Shape: s.th.Shape.String(), Events: s.th.Events.Len(), ProcessName: s.th.ProcessName, URL: s.th.URL,
 				MeanIntervalUs: report.Micros(s.meanIntNS), MedianIntervalUs: report.Micros(s.medianIntNS),
 				Categories: report.Categories{Samples: map[string]report.Millis{}},
 			}
@@ -132,6 +132,9 @@ func runSummary(e *env, args []string) error {
 			fmt.Fprintf(w, " in \"%s\"", visible(s.th.ProcessName))
 		}
 		fmt.Fprintln(w)
+		if s.th.URL != "" {
+			fmt.Fprintf(w, "  page      %s\n", visible(s.th.URL))
+		}
 		if ts := ta.timeline.Times; len(ts) > 0 {
 			fmt.Fprintf(w, "  span      %s from the first sample to the end of the last\n", duration(ts[len(ts)-1]-ts[0]))
 		}

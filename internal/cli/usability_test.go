@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -263,4 +264,43 @@ func TestLinesFollowTransforms(t *testing.T) {
 	if !strings.Contains(out, "gen.js:1:173") || strings.Contains(out, "no line costs") {
 		t.Errorf("top --lines of a trace: want the hot line of e from the samples' lines:\n%s", out)
 	}
+}
+
+// TestThreadsByPage requires trace renderers to show their page's URL and
+// --thread to take part of it (issue: several CrRendererMain threads with
+// no page left the user guessing pids).
+func TestThreadsByPage(t *testing.T) {
+	t.Parallel()
+	trace := writeFile(t, "pages.json", `{"traceEvents":[
+{"name":"TracingStartedInBrowser","ph":"I","pid":1,"tid":1,"ts":1,"cat":"disabled-by-default-devtools.timeline","args":{"data":{"frames":[
+  {"frame":"A","url":"https://shop.example/cart","processId":10},
+  {"frame":"B","url":"https://ads.example/frame","processId":20,"parent":"A"}]}}},
+{"name":"FrameCommittedInBrowser","ph":"I","pid":1,"tid":1,"ts":2,"cat":"disabled-by-default-devtools.timeline","args":{"data":{"frame":"A","url":"https://shop.example/checkout","processId":10}}},
+`+renderer(10)+`,`+renderer(20)+`]}`)
+	out := mustRun(t, nil, "summary", trace)
+	for _, want := range []string{"page      https://shop.example/checkout", "page      https://ads.example/frame"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary: want %q:\n%s", want, out)
+		}
+	}
+	out = mustRun(t, nil, "top", "--thread", "ads.example", trace)
+	if !strings.Contains(out, "thread pid 20 tid 1") || strings.Contains(out, "pid 10") {
+		t.Errorf("top --thread ads.example: want only pid 20:\n%s", out)
+	}
+	r := run(t, nil, "top", "--thread", "nosuch", trace)
+	if r.code != 2 || !strings.Contains(r.stderr, `10:1 "CrRendererMain" (https://shop.example/checkout)`) {
+		t.Errorf("top --thread nosuch: got %+v, want the threads listed with their pages", r)
+	}
+}
+
+// renderer returns the events of a renderer process pid: its main thread's
+// name and a one-function CPU profile.
+func renderer(pid int) string {
+	return strings.ReplaceAll(`{"name":"thread_name","ph":"M","pid":PID,"tid":1,"args":{"name":"CrRendererMain"}},
+{"name":"Profile","ph":"P","id":"0x1","pid":PID,"tid":1,"ts":100,"cat":"disabled-by-default-v8.cpu_profiler","args":{"data":{"startTime":100}}},
+{"name":"ProfileChunk","ph":"P","id":"0x1","pid":PID,"tid":1,"ts":100,"cat":"disabled-by-default-v8.cpu_profiler","args":{"data":{"cpuProfile":{"nodes":[
+ {"id":1,"callFrame":{"functionName":"(root)","scriptId":0}},
+ {"id":2,"parent":1,"callFrame":{"functionName":"work","scriptId":3,"url":"a.js","lineNumber":1,"columnNumber":1}}],
+ "samples":[2,2,2]},"timeDeltas":[10,100,100]}}},
+{"name":"RunTask","ph":"X","pid":PID,"tid":1,"ts":105,"dur":300,"cat":"disabled-by-default-devtools.timeline"}`, "PID", strconv.Itoa(pid))
 }
