@@ -30,6 +30,9 @@ func (p *Profile) String() string {
 		if t.Events.Len() > 0 || t.ProcessName != "" {
 			fmt.Fprintf(&b, " events=[%d,%d) process=%s", t.Events.Start, t.Events.End, q(t.ProcessName))
 		}
+		if t.DevToolsEnd != 0 {
+			fmt.Fprintf(&b, " devtoolsend=%d", t.DevToolsEnd)
+		}
 		if t.LastSampleEnd != 0 {
 			fmt.Fprintf(&b, " lastend=%d", t.LastSampleEnd)
 		}

@@ -120,7 +120,7 @@ type Event struct {
 	Name, Cat     StringID
 	Phase         byte // 'X' or 'I'
 	Start         Time
-	Dur           Time  // 0 for instants and unmatched B
+	Dur           Time  // 0 for unmatched B and instants without one (an I event keeps a dur it carries, as DevTools does)
 	SampleTraceID int64 // args.[beginData.|data.]sampleTraceId; 0 if none
 }
 
@@ -195,12 +195,26 @@ type Thread struct {
 	// Start and End are the profile's startTime and endTime as the input gives
 	// them (End may be missing or bogus: see analyses for how each tool derives it).
 	Start, End Time
+	// DevToolsEnd is the end DevTools takes for the profile when it differs
+	// from End, else 0: for a trace, DevTools sums the first ProfileChunk's
+	// time deltas only (and ignores the endTime Node writes in the last),
+	// where End is the real end. Analyses that reproduce DevTools use it
+	// (EndAsDevTools).
+	DevToolsEnd Time
 	// LastSampleEnd is the end of the last sample when the input gives it
 	// (the legacy format's extra timestamp); 0 otherwise.
 	LastSampleEnd Time
 	// HitCounts reports whether the input carried hitCount on its nodes.
 	HitCounts bool
 	Shape     Shape
+}
+
+// EndAsDevTools returns the end DevTools takes for the profile.
+func (t *Thread) EndAsDevTools() Time {
+	if t.DevToolsEnd != 0 {
+		return t.DevToolsEnd
+	}
+	return t.End
 }
 
 // Root returns the thread's root node.

@@ -102,7 +102,7 @@ func (tl *Timeline) Walk(v Visitor) {
 	}
 	end := tl.msAt(n)
 	if end == 0 || math.IsNaN(end) { // DevTools: timestamps[n] || profileEndTime
-		end = devtoolsMillis(tl.Profile.Threads[tl.Thread].End)
+		end = devtoolsMillis(tl.Profile.Threads[tl.Thread].EndAsDevTools())
 	}
 	if node >= 0 && gcParent >= 0 && prev == tl.GC {
 		closeTop(end)

@@ -146,10 +146,15 @@ func TestIntegrateRecursiveBlockingJS(t *testing.T) {
 			t.Fatalf("a call on a %v node", k)
 		}
 	}
-	// DevTools SamplesHandler.test.ts "generates a CPU profile from a trace file".
+	// DevTools SamplesHandler.test.ts "generates a CPU profile from a trace
+	// file": its endTime is the first chunk's (EndAsDevTools); the real end,
+	// at the last sample, is End.
 	th := p.Threads[0]
-	if th.Nodes.Len() != 153 || th.Samples.Len() != 39471 || th.Start != 287510826176000 || th.End != 287510847633000 {
-		t.Errorf("nodes %d samples %d start %d end %d", th.Nodes.Len(), th.Samples.Len(), th.Start, th.End)
+	if th.Nodes.Len() != 153 || th.Samples.Len() != 39471 || th.Start != 287510826176000 || th.EndAsDevTools() != 287510847633000 {
+		t.Errorf("nodes %d samples %d start %d DevTools end %d", th.Nodes.Len(), th.Samples.Len(), th.Start, th.EndAsDevTools())
+	}
+	if last := p.ThreadSamples(0).Time[th.Samples.Len()-1]; th.End != last {
+		t.Errorf("end %d, want the last sample's time %d (start + every chunk's deltas)", th.End, last)
 	}
 	if tl.GC < 0 || tl.Program < 0 || p.Nodes[tl.Node[tl.GC]].InputID != 36 || p.Nodes[tl.Node[tl.Program]].InputID != 2 {
 		t.Errorf("gc node %d, program node %d; want the nodes with ids 36 and 2", tl.GC, tl.Program)

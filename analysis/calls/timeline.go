@@ -81,7 +81,7 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 		tl.Times = append(tl.Times, th.LastSampleEnd)
 	case n == 1:
 		// DevTools' average interval is NaN here; it falls back to endTime.
-		tl.Times = append(tl.Times, th.End)
+		tl.Times = append(tl.Times, th.EndAsDevTools())
 	default:
 		last, first := tl.Times[n-1], tl.Times[0]
 		tl.Times = append(tl.Times, last+roundDiv(last-first, profile.Time(n-1)))

@@ -83,6 +83,12 @@ func (r *reader) finish() (*profile.Profile, error) {
 			}
 			chosen.asm.SetStart(chosen.start)
 			chosen.asm.SetEnd(chosen.end)
+			if end, ok := chosen.realEnd(); ok && end != chosen.end && chosen.end != 0 {
+				// DevTools' end is the first chunk's: keep it for the
+				// analyses that reproduce DevTools, and give the real end.
+				chosen.asm.SetEnd(end)
+				th.DevToolsEnd = profile.TimeFromMicros(chosen.end)
+			}
 			prefix := fmt.Sprintf("profile %s of pid %s: ", th.ProfileID, b.P.Strings[g.pid])
 			if err := chosen.asm.Append(th, prefix); err != nil {
 				return nil, chosen.locate(err, prefix)

@@ -139,12 +139,15 @@ type profState struct {
 	tid       profile.StringID
 	hasThread bool
 	start     float64
-	end       float64
+	end       float64 // as DevTools takes it (the first chunk's deltas)
 	deltaSum  float64
-	source    string
-	broken    bool // samples and timeDeltas disagree (DevTools stops using the chunk)
-	event     int  // index of the first event that named it
-	parts     []part
+	// endTime is the last data.endTime of the chunks (Node writes one).
+	endTime    float64
+	hasEndTime bool
+	source     string
+	broken     bool // samples and timeDeltas disagree (DevTools stops using the chunk)
+	event      int  // index of the first event that named it
+	parts      []part
 }
 
 // part is where the nodes and time deltas of one event of a profile are in
@@ -842,9 +845,11 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 		t := r.thread(e.pid, e.tid)
 		ph := e.ph
 		dur := e.dur
-		if ph != 'X' {
-			dur = 0
+		if ph == 'B' {
+			dur = 0 // its E gives it one
 		}
+		// An I event keeps a dur it carries: DevTools' entries and treify
+		// use it as any event's (the enclosing call's self loses it).
 		if ph == 'B' {
 			ph = 'X'
 			r.open = append(r.open, openB{event: r.events.len(), name: e.name, cat: e.cat, hasName: e.hasName, hasCat: e.hasCat})
@@ -1168,7 +1173,10 @@ func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error 
 		return nil
 	}
 	if p.end == 0 {
-		p.end = p.start + p.deltaSum
+		p.end = p.start + p.deltaSum // DevTools: the first chunk's deltas only
+	}
+	if c.hasEnd {
+		p.endTime, p.hasEndTime = c.endTime, true
 	}
 	if c.source != "" {
 		p.source = c.source
@@ -1230,6 +1238,8 @@ type chunk struct {
 	lines, cols     []int32
 	traceIDs        [][2]int64
 	source          string
+	endTime         float64 // data.endTime (Node writes it in the last chunk)
+	hasEnd          bool
 }
 
 // readChunk reads args of a ProfileChunk: data.cpuProfile.{nodes, samples,
@@ -1303,6 +1313,20 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 						return nil, fail("data.cpuProfile."+string(key2), err)
 					}
 				}
+			}
+		case "endTime":
+			if s.Kind() == '0' {
+				v, err := s.Float()
+				if err != nil {
+					return nil, fail("data.endTime", err)
+				}
+				if v > -maxMicros && v < maxMicros { // else ignored: a label, not the analyses' end
+					c.endTime, c.hasEnd = v, true
+				}
+				continue
+			}
+			if err := s.Skip(); err != nil {
+				return nil, fail("data.endTime", err)
 			}
 		case "timeDeltas":
 			if s.Null() {
@@ -1482,4 +1506,22 @@ func (p *profState) locate(err error, prefix string) error {
 		}
 	}
 	return &cp
+}
+
+// realEnd returns the profile's real end in µs: the endTime its chunks
+// give, else the start plus all its time deltas; ok is false for a profile
+// DevTools' end stands for (a legacy CpuProfile, or one whose chunks broke).
+func (p *profState) realEnd() (end float64, ok bool) {
+	if p.broken {
+		return 0, false
+	}
+	for _, pt := range p.parts {
+		if pt.legacy {
+			return 0, false
+		}
+	}
+	if p.hasEndTime {
+		return p.endTime, true
+	}
+	return p.start + p.deltaSum, true
 }

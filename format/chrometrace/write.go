@@ -108,12 +108,13 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 		// Chunks: the nodes with the first, then samples 100 at a time.
 		// DevTools takes the profile's end from the first chunk (start + its
 		// time deltas): when some prefix of the samples ends exactly at the
-		// thread's End, the first chunk is that prefix.
+		// end DevTools took, the first chunk is that prefix; the last chunk
+		// carries the real end as endTime when the two differ.
 		ss := p.ThreadSamples(t)
 		prev := th.Start
 		firstChunk := min(chunkSamples, len(ss.Node))
 		for k, st := range ss.Time {
-			if st == th.End && k+1 <= 4*chunkSamples {
+			if st == th.EndAsDevTools() && k+1 <= 4*chunkSamples {
 				firstChunk = k + 1
 				break
 			}
@@ -163,6 +164,11 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 					b = strconv.AppendInt(b, int64(ss.Column[i]), 10)
 				}
 				b = append(b, ']')
+			}
+			if th.DevToolsEnd != 0 && end == len(ss.Node) {
+				// The real end, where DevTools' differs (as Node writes it).
+				b = append(b, `,"endTime":`...)
+				b = jsonw.Micros(b, int64(th.End))
 			}
 			b = append(b, "}}}"...)
 			emit()

@@ -304,3 +304,35 @@ func renderer(pid int) string {
  "samples":[2,2,2]},"timeDeltas":[10,100,100]}}},
 {"name":"RunTask","ph":"X","pid":PID,"tid":1,"ts":105,"dur":300,"cat":"disabled-by-default-devtools.timeline"}`, "PID", strconv.Itoa(pid))
 }
+
+// TestTraceProfileEnd requires a Node trace's profile end to be its real
+// end: the endTime Node writes in the last ProfileChunk (else the start plus
+// every chunk's time deltas), not DevTools' sum of the first chunk's deltas,
+// in summary and in a converted .cpuprofile.
+func TestTraceProfileEnd(t *testing.T) {
+	t.Parallel()
+	chunk := func(samples, deltas, extra string) string {
+		return `{"name":"ProfileChunk","ph":"P","id":"0x1","pid":5,"tid":5,"ts":1000,"cat":"disabled-by-default-v8.cpu_profiler","args":{"data":{"cpuProfile":{` +
+			samples + `},"timeDeltas":[` + deltas + `]` + extra + `}}}`
+	}
+	trace := writeFile(t, "node_trace.json", `{"traceEvents":[
+{"name":"thread_name","ph":"M","pid":5,"tid":5,"args":{"name":"JavaScriptMainThread"}},
+{"name":"Profile","ph":"P","id":"0x1","pid":5,"tid":5,"ts":1000,"cat":"disabled-by-default-v8.cpu_profiler","args":{"data":{"startTime":1000}}},
+`+chunk(`"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":0}},{"id":2,"parent":1,"callFrame":{"functionName":"work","scriptId":3,"url":"a.js"}}],"samples":[2,2]`, "10,10", "")+`,
+`+chunk(`"samples":[2,2,2]`, "1000,1000,1000", "")+`,
+`+chunk(`"samples":[]`, "", `,"endTime":5000`)+`]}`)
+	var sum report.Summary
+	if err := json.Unmarshal([]byte(mustRun(t, nil, "summary", "--json", trace)), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if th := sum.Threads[0]; th.StartUs != 1000_000 || th.EndUs != 5000_000 {
+		t.Errorf("summary: start %d end %d ns, want 1000 µs and Node's endTime 5000 µs (DevTools' first-chunk end is 1020 µs)", th.StartUs, th.EndUs)
+	}
+	var cp struct{ StartTime, EndTime float64 }
+	if err := json.Unmarshal([]byte(mustRun(t, nil, "convert", "--format", "cpuprofile", trace)), &cp); err != nil {
+		t.Fatal(err)
+	}
+	if cp.EndTime != 5000 {
+		t.Errorf("convert --format cpuprofile: endTime %v, want 5000", cp.EndTime)
+	}
+}
