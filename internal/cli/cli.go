@@ -169,6 +169,16 @@ func newFlags(name string) *flag.FlagSet {
 // parseFlags parses args, allowing flags after the file name, and returns the
 // single positional argument.
 func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) (string, error) {
+	pos, err := parsePositional(e, fs, usage, args, 1, "exactly one FILE")
+	if err != nil {
+		return "", err
+	}
+	return pos[0], nil
+}
+
+// parsePositional parses args, allowing flags after the positional
+// arguments, and returns exactly want of them.
+func parsePositional(e *env, fs *flag.FlagSet, usage string, args []string, want int, what string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -177,9 +187,9 @@ func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) (string, 
 				fmt.Fprintln(e.stdout, "\nFlags:")
 				fs.SetOutput(e.stdout)
 				fs.PrintDefaults()
-				return "", flag.ErrHelp
+				return nil, flag.ErrHelp
 			}
-			return "", &usageError{err.Error()}
+			return nil, &usageError{err.Error()}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -188,8 +198,11 @@ func parseFlags(e *env, fs *flag.FlagSet, usage string, args []string) (string, 
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	if len(pos) != 1 {
-		return "", usagef("want exactly one FILE, got %d arguments", len(pos))
+	if want > 0 && len(pos) != want {
+		return nil, usagef("want %s, got %d arguments", what, len(pos))
 	}
-	return pos[0], nil
+	if want == 0 && len(pos) == 0 {
+		return nil, usagef("want %s", what)
+	}
+	return pos, nil
 }

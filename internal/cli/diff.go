@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -132,37 +131,6 @@ func runDiff(e *env, args []string) error {
 	}
 	writeDiffText(w, sides, res, *n, *by == "total")
 	return nil
-}
-
-// parsePositional parses args, allowing flags after the positional
-// arguments, and returns exactly want of them.
-func parsePositional(e *env, fs *flag.FlagSet, usage string, args []string, want int, what string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(e.stdout, usage)
-				fmt.Fprintln(e.stdout, "\nFlags:")
-				fs.SetOutput(e.stdout)
-				fs.PrintDefaults()
-				return nil, flag.ErrHelp
-			}
-			return nil, &usageError{err.Error()}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-	if want > 0 && len(pos) != want {
-		return nil, usagef("want %s, got %d arguments", what, len(pos))
-	}
-	if want == 0 && len(pos) == 0 {
-		return nil, usagef("want %s", what)
-	}
-	return pos, nil
 }
 
 func semNames(ss []totals.Semantics) string {
