@@ -53,16 +53,9 @@ const sameFill = "#c8c8c8"
 // of the other side that the drawn side lacks are not drawn; the
 // subheading says how much time they hold.
 func WriteDiff(w io.Writer, base, new DiffSide, opts DiffOptions) error {
-	width := opts.Width
-	if width == 0 {
-		width = 1200
-	}
-	if width < 100 {
-		return fmt.Errorf("svg: width %d px is too small; want at least 100", width)
-	}
-	minW := opts.MinWidth
-	if minW == 0 {
-		minW = 0.1
+	width, minW, err := opts.sizes()
+	if err != nil {
+		return err
 	}
 	scale := opts.Scale
 	if scale == 0 {

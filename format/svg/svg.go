@@ -180,16 +180,9 @@ type frame struct {
 // stacks' frames and thread index (for a session, its Profile, which has
 // the trace events' frames); it is not modified.
 func Write(w io.Writer, p *profile.Profile, stacks profile.ThreadStacks, opts Options) error {
-	width := opts.Width
-	if width == 0 {
-		width = 1200
-	}
-	if width < 100 {
-		return fmt.Errorf("svg: width %d px is too small; want at least 100", width)
-	}
-	minW := opts.MinWidth
-	if minW == 0 {
-		minW = 0.1
+	width, minW, err := opts.sizes()
+	if err != nil {
+		return err
 	}
 	if stacks.Thread < 0 || int(stacks.Thread) >= len(p.Threads) {
 		return fmt.Errorf("svg: thread %d out of range; the profile has %d threads", stacks.Thread, len(p.Threads))
@@ -599,4 +592,20 @@ func hsl(h, s, l float64) string {
 	m := l - c/2
 	to := func(v float64) int { return int(math.Round((v + m) * 255)) }
 	return fmt.Sprintf("#%02x%02x%02x", to(r), to(g), to(b))
+}
+
+// sizes returns the image width and the narrowest frame drawn, in px, with
+// their defaults, or an error for a width under 100 px.
+func (o *Options) sizes() (width int, minWidth float64, err error) {
+	width, minWidth = o.Width, o.MinWidth
+	if width == 0 {
+		width = 1200
+	}
+	if width < 100 {
+		return 0, 0, fmt.Errorf("svg: width %d px is too small; want at least 100", width)
+	}
+	if minWidth == 0 {
+		minWidth = 0.1
+	}
+	return width, minWidth, nil
 }
