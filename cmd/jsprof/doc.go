@@ -17,7 +17,7 @@ Usage:
 	jsprof merge --format FORMAT [-o OUT] [--thread SEL] FILE [FILE]
 	jsprof push --url URL --name SERVICE [--label K=V] [--ingest] [--thread SEL] FILE [FILE]
 	jsprof record [-o OUT] [--interval D] [--duration D] (-- node SCRIPT ARGS | --pid PID | --inspect ADDR | --chrome URL)
-	jsprof view [--addr HOST:PORT] [--no-open] [--source-root DIR]… FILE
+	jsprof view [--addr HOST:PORT] [--no-open] [--source-root DIR]… [--diff NEW] FILE
 
 Run "jsprof -h" for details.
 */

@@ -37,7 +37,7 @@ Usage:
   jsprof record [-o OUT] [--interval D] [--duration D] (-- node SCRIPT ARGS | --pid PID | --inspect ADDR | --chrome URL)
                                                record a live Node program (workers too) or a page
                                                loading in headless Chromium, over the DevTools protocol
-  jsprof view [--addr HOST:PORT] [--no-open] [--source-root DIR]… FILE
+  jsprof view [--addr HOST:PORT] [--no-open] [--source-root DIR]… [--diff NEW] FILE
                                                open FILE in a local web viewer (flame chart, trees,
                                                flame graph, transforms) served on 127.0.0.1
 

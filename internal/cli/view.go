@@ -18,7 +18,7 @@ import (
 	"github.com/jsprof/jsprof/session"
 )
 
-const viewUsage = `Usage: jsprof view [--addr HOST:PORT] [--no-open] [--source-root DIR]… FILE
+const viewUsage = `Usage: jsprof view [--addr HOST:PORT] [--no-open] [--source-root DIR]… [--diff NEW] FILE
 
 Opens FILE in a local web viewer: per thread, the category activity graph
 and DevTools' flame chart (zoom with the wheel or W/S, pan by dragging or
@@ -33,6 +33,11 @@ system browser unless --no-open (or when there is no display) and serves
 until interrupted (Ctrl-C). Requests whose Host header is not the served
 address are refused. --source-root DIR (repeatable) lets the page show the
 source of scripts found under DIR; nothing outside the roots is read.
+
+--diff NEW compares FILE (the base) with NEW as "jsprof diff" does, for
+the shown thread, view, range and transforms: the function and bottom-up
+tables gain Δ self and Δ total columns, and the flame graph is coloured by
+the change of self time (red more, blue less, grey none).
 `
 
 func runView(e *env, args []string) error {
@@ -42,6 +47,7 @@ func runView(e *env, args []string) error {
 	fakeMode := fs.Bool("trace-id-fake-mode", false, "use the newer DevTools rule for trace events with a sampleTraceId outside a JS invocation")
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on, `HOST:PORT` (port 0: a free one)")
 	noOpen := fs.Bool("no-open", false, "do not open a browser")
+	diffName := fs.String("diff", "", "compare FILE with `NEW` (delta columns, differential flame graph colours)")
 	var roots listFlag
 	fs.Var(&roots, "source-root", "directory `DIR` whose files the source view may show; repeatable")
 	name, err := parseFlags(e, fs, viewUsage, args)
@@ -57,6 +63,17 @@ func runView(e *env, args []string) error {
 	}
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file", name)
+	}
+	var diffSize int64
+	if *diffName != "" {
+		dst, err := os.Stat(*diffName)
+		if err != nil {
+			return err
+		}
+		if !dst.Mode().IsRegular() {
+			return fmt.Errorf("%s: not a regular file", *diffName)
+		}
+		diffSize = dst.Size()
 	}
 	for _, r := range roots {
 		if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
@@ -88,6 +105,9 @@ func runView(e *env, args []string) error {
 	}
 	pending := server.NewPending(st.Size())
 	opts.Pending = pending
+	if *diffName != "" {
+		opts.Diff, opts.DiffName = server.NewPending(diffSize), *diffName
+	}
 	h := server.New(nil, opts)
 	fmt.Fprintln(e.stdout, url)
 	if f, ok := e.stdout.(interface{ Flush() error }); ok {
@@ -104,6 +124,17 @@ func runView(e *env, args []string) error {
 	so.Progress = func(n int64) { prog.setRead(n); pending.Progress(n) }
 	start := time.Now()
 	loadErr := make(chan error, 1)
+	if opts.Diff != nil {
+		dso := so
+		dso.Progress = nil
+		go func() {
+			s, err := session.Load(ctx, *diffName, dso)
+			opts.Diff.Done(s, err)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "jsprof view: --diff %s: %v\n", *diffName, err)
+			}
+		}()
+	}
 	go func() {
 		s, err := session.Load(ctx, name, so)
 		prog.stop()

@@ -113,6 +113,7 @@ func (s *server) api(mux *http.ServeMux) {
 		"/api/flamegraph": s.flameGraph,
 		"/api/summary":    s.summary,
 		"/api/source":     s.source,
+		"/api/diff":       s.diff,
 	} {
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 			st, sess := s.pending.status()
@@ -292,6 +293,9 @@ func (s *server) info(q *request) (any, error) {
 	}
 	for _, c := range p.Categories {
 		out.Categories = append(out.Categories, report.ViewerCategory{Name: c.Name, Color: c.Color})
+	}
+	if s.opts.Diff != nil {
+		return infoWithDiff{ViewerInfo: out, Diff: s.opts.DiffName}, nil
 	}
 	return out, nil
 }

@@ -644,3 +644,64 @@ func TestBrowserError(t *testing.T) {
 	v.screenshot("error")
 	v.clean()
 }
+
+// TestBrowserDiff: the page opened with --diff (Options.Diff) shows the
+// Δ self and Δ total columns in the function list, with the values of
+// /api/diff, and colours the flame graph with the diverging scale and its
+// legend.
+func TestBrowserDiff(t *testing.T) {
+	b, ctx := startBrowser(t)
+	nw := testdata("async.cpuprofile")
+	pend := server.NewPending(-1)
+	pend.Done(load(t, nw), nil)
+	v := openWith(t, b, ctx, testdata("mix.cpuprofile"), "?tab=functions", server.Options{Diff: pend, DiffName: "async.cpuprofile"})
+	var heads []string
+	v.eval(`[...document.querySelectorAll('#panel-table thead th')].map(th => th.textContent)`, &heads)
+	if got := strings.Join(heads, "|"); !strings.Contains(got, "Δ self|Δ total") {
+		t.Fatalf("function list header %q has no delta columns", got)
+	}
+	var cells [][]string
+	v.eval(`[...document.querySelectorAll('#panel-table tbody tr[data-func]')].map(tr => [...tr.cells].map(td => td.textContent))`, &cells)
+	var withDelta, changed int
+	for _, c := range cells {
+		if len(c) != 7 {
+			t.Fatalf("row %q: want 7 cells", c)
+		}
+		if c[4] != "" {
+			withDelta++
+		}
+		if c[4] != "" && c[4] != "±0" {
+			changed++
+		}
+	}
+	if withDelta == 0 || changed == 0 {
+		t.Errorf("%d rows, %d with a delta, %d changed: %q", len(cells), withDelta, changed, cells)
+	}
+	var name string
+	v.eval(`document.getElementById('diff-name').textContent`, &name)
+	if name != "vs async.cpuprofile" {
+		t.Errorf("diff name %q", name)
+	}
+	t.Logf("%d rows, %d changed; screenshot %s", len(cells), changed, v.screenshot("mix-diff-functions"))
+
+	v.after(func() { v.eval(`document.querySelector('#tabs button[data-tab=flamegraph]').click()`, nil) })
+	var legend struct {
+		Hidden   bool
+		Swatches int
+		Text     string
+	}
+	v.eval(`(() => { const l = document.getElementById('diff-legend'); return {hidden: l.hidden, swatches: l.querySelectorAll('.sw').length, text: l.textContent}; })()`, &legend)
+	if legend.Hidden || legend.Swatches != 11 || !strings.Contains(legend.Text, "grey: no change") {
+		t.Errorf("legend %+v", legend)
+	}
+	// The graph holds red or blue pixels (the scale's ends lean to one
+	// channel), not only the grey of no change.
+	var coloured float64
+	v.eval(`(() => { const c = document.getElementById('graph'); const d = c.getContext('2d').getImageData(0, 0, c.width, Math.min(c.height, 400)).data;
+		let n = 0; for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - d[i+2]) > 40) n++; return n / (d.length / 4); })()`, &coloured)
+	if coloured == 0 {
+		t.Error("the flame graph has no red or blue box")
+	}
+	t.Logf("coloured share %.3f; screenshot %s", coloured, v.screenshot("mix-diff-flamegraph"))
+	v.clean()
+}

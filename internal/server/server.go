@@ -50,6 +50,11 @@ type Options struct {
 	// Pending, with a nil session, is the load in progress: the API answers
 	// 503 with its progress until it is done.
 	Pending *Pending
+	// Diff, if set, is the profile (NEW) the page's (BASE) is compared
+	// with: /api/diff answers, and the page shows the deltas.
+	Diff *Pending
+	// DiffName names NEW on the page.
+	DiffName string
 }
 
 // Pending is a session being loaded. Its methods are safe for concurrent

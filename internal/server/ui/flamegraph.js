@@ -4,6 +4,7 @@
 import { get } from './api.js';
 import { categoryColor, truncateToWidth, fmtMs, fmtPct, location, displayName } from './format.js';
 import { showTooltip } from './flamechart.js';
+import { diffColor, diffKey, fmtDelta, SAME } from './diffscale.js';
 
 const ROW = 18;
 
@@ -76,7 +77,7 @@ export class FlameGraph {
       const x = Math.round(b.x * width * dpr) / dpr, w = Math.max(1 / dpr, Math.round(b.w * width * dpr) / dpr - 1 / dpr);
       const y = b.depth * ROW;
       const name = b.depth === 0 && this.data.root === 0 ? 'all' : displayName(b.row);
-      ctx.fillStyle = b.row.event ? categoryColor('purple') : nameColor(name);
+      ctx.fillStyle = this.diff ? this.diffFill(b) : b.row.event ? categoryColor('purple') : nameColor(name);
       ctx.fillRect(x, y, w, ROW - 1);
       this.rects.push({ b, x, y, w });
       if (w > 24) {
@@ -87,10 +88,24 @@ export class FlameGraph {
     }
   }
 
+  // diffFill colours a box by its function's change of self time (this.diff,
+  // from diffscale.indexDiff); the root and unmatched functions are grey.
+  diffFill(b) {
+    if (b.depth === 0 && this.data.root === 0) return SAME;
+    const dr = this.diff.rows.get(diffKey(b.row));
+    return dr ? diffColor(dr.deltaSelfMs, this.diff.maxDelta) : SAME;
+  }
+
   at(ev) {
     const r = this.canvas.getBoundingClientRect();
     const x = ev.clientX - r.left, y = ev.clientY - r.top;
     return this.rects.find((q) => x >= q.x && x < q.x + Math.max(q.w, 1) && y >= q.y && y < q.y + ROW);
+  }
+
+  diffLine(r) {
+    const dr = this.diff.rows.get(diffKey(r));
+    if (!dr) return 'not matched in NEW';
+    return `function self ${fmtMs(dr.baseSelfMs)} → ${fmtMs(dr.newSelfMs)} (${fmtDelta(dr.deltaSelfMs)}), ${dr.status}`;
   }
 
   listen() {
@@ -103,7 +118,8 @@ export class FlameGraph {
       if (!q) { this.tooltip.hidden = true; return; }
       const r = q.b.row;
       showTooltip(this.tooltip, { x: ev.clientX, y: ev.clientY }, [[displayName(r), 'b'], [location(r), 'loc'],
-        [`total ${fmtMs(r.totalMs)} (${fmtPct(r.totalMs, this.data.totalMs)}) · self ${fmtMs(r.selfMs)}`, '']]);
+        [`total ${fmtMs(r.totalMs)} (${fmtPct(r.totalMs, this.data.totalMs)}) · self ${fmtMs(r.selfMs)}`, ''],
+        ...(this.diff ? [[this.diffLine(r), '']] : [])]);
     });
     this.canvas.addEventListener('mouseleave', () => { this.tooltip.hidden = true; });
   }

@@ -13,6 +13,7 @@ import { ActivityGraph } from './activity.js';
 import { TreeTable, FunctionsTable, renderFunction } from './tables.js';
 import { FlameGraph } from './flamegraph.js';
 import { Tracks } from './tracks.js';
+import { indexDiff, legendSteps, fmtDelta } from './diffscale.js';
 
 const $ = (id) => document.getElementById(id);
 const root = document.documentElement;
@@ -58,6 +59,7 @@ function params() { return transformParams(state); }
 function setup() {
   $('file').textContent = info.file;
   $('file').title = `${info.file} (${info.format})`;
+  if (info.diff) $('file').after(el('span', { id: 'diff-name', class: 'diffname', title: info.diff }, `vs ${info.diff}`));
   const sel = $('thread');
   for (const th of info.threads) {
     const label = `${th.processName ? th.processName + ' · ' : ''}${th.name || 'thread'} (${th.pid}:${th.tid}) · ${th.samples} samples`;
@@ -202,6 +204,28 @@ async function renderSummary() {
   box.append(el('h4', {}, 'Diagnostics'), diags);
 }
 
+// loadDiff fetches /api/diff (jsprof view --diff) for the thread and
+// transforms, or returns null without a diff.
+async function loadDiff(t, p) {
+  if (!info.diff) return null;
+  return indexDiff(await get('diff', [['t', t], ...p]));
+}
+
+// renderLegend shows the differential flame graph's scale.
+function renderLegend(diff) {
+  const box = $('diff-legend');
+  box.hidden = !diff;
+  if (!diff) return;
+  clear(box);
+  box.append(el('span', {}, `Self time change, ${info.file} → ${info.diff}: ${fmtDelta(-diff.maxDelta)} (blue, less)`));
+  for (const [v, fill] of legendSteps(diff.maxDelta)) {
+    const sw = el('span', { class: 'sw', title: fmtDelta(v) });
+    sw.style.background = fill;
+    box.append(sw);
+  }
+  box.append(el('span', {}, `${fmtDelta(diff.maxDelta)} (red, more); grey: no change`));
+}
+
 // render brings the page in line with the state.
 async function render() {
   try {
@@ -233,9 +257,11 @@ async function render() {
     $('panel-table').hidden = tab === 'flamegraph';
     $('graph-wrap').hidden = tab !== 'flamegraph';
     $('total-wrap').hidden = tab !== 'functions';
+    const diff = tab === 'functions' || tab === 'flamegraph' ? await loadDiff(t, p) : null;
+    funcTable.diff = graph.diff = diff;
     if (tab === 'calltree' || tab === 'bottomup') jobs.push(treeTable.load(t, p, tab === 'bottomup'));
     else if (tab === 'functions') jobs.push(funcTable.load(t, p, state.q, state.total));
-    else if (tab === 'flamegraph') jobs.push(graph.load(t, p, state.root));
+    else if (tab === 'flamegraph') { renderLegend(diff); jobs.push(graph.load(t, p, state.root)); }
     else if (tab === 'summary') jobs.push(renderSummary());
     jobs.push(renderDetail());
     await Promise.all(jobs);

@@ -6,6 +6,7 @@
 import { get } from './api.js';
 import { el, clear } from './dom.js';
 import { fmtMs, fmtPct, location, displayName } from './format.js';
+import { diffKey, fmtDelta } from './diffscale.js';
 
 function num(ms) { return fmtMs(ms); }
 
@@ -113,7 +114,15 @@ export class TreeTable {
   }
 }
 
-// FunctionsTable lists the functions with self and total time.
+// deltaCell shows a change of time (ms), red for more, blue for less.
+function deltaCell(ms) {
+  if (ms === undefined) return el('td', { class: 'n d', title: 'not in NEW' }, '');
+  return el('td', { class: ms > 0 ? 'n d up' : ms < 0 ? 'n d down' : 'n d' }, fmtDelta(ms));
+}
+
+// FunctionsTable lists the functions with self and total time; with a
+// diff (this.diff, from diffscale.indexDiff) also the change of each from
+// BASE (the page's profile) to NEW.
 export class FunctionsTable {
   constructor(opts) {
     Object.assign(this, opts);
@@ -135,10 +144,14 @@ export class FunctionsTable {
     const rows = [...d.rows];
     if (this.sort === 'name') rows.sort((a, b) => displayName(a).localeCompare(displayName(b)));
     const body = el('tbody');
+    const diff = this.diff;
+    const span = diff ? 7 : 5;
     for (const r of rows) {
+      const dr = diff ? diff.rows.get(diffKey(r)) : null;
       const tr = el('tr', { 'data-func': r.func },
         el('td', { class: 'n' }, num(r.selfMs)), el('td', { class: 'n p' }, fmtPct(r.selfMs, total)),
         el('td', { class: 'n' }, num(r.totalMs)), el('td', { class: 'n p' }, fmtPct(r.totalMs, total)),
+        ...(diff ? [deltaCell(dr ? dr.deltaSelfMs : undefined), deltaCell(dr ? dr.deltaTotalMs : undefined)] : []),
         nameCell(r, 0, null));
       tr.addEventListener('click', () => {
         for (const s of body.querySelectorAll('tr.sel')) s.classList.remove('sel');
@@ -146,9 +159,17 @@ export class FunctionsTable {
         if (this.onSelect) this.onSelect(r);
       });
       body.append(tr);
-      if (r.more) body.append(el('tr', { class: 'more' }, el('td', { colSpan: 5 }, `… ${r.more} more functions`)));
+      if (r.more) body.append(el('tr', { class: 'more' }, el('td', { colSpan: span }, `… ${r.more} more functions`)));
     }
-    const cols = [['self', 'Self', 'n'], ['', '%', 'n'], ['total', `Total (${d.totalSemantics})`, 'n'], ['', '%', 'n'], ['name', 'Function', '']];
+    if (diff) {
+      const added = diff.data.functions.filter((f) => f.status === 'added');
+      if (added.length) {
+        const ms = added.reduce((a, f) => a + f.deltaSelfMs, 0);
+        body.append(el('tr', { class: 'more' }, el('td', { colSpan: span }, `${added.length} functions only in NEW (${fmtDelta(ms)} self): ${added.slice(0, 5).map(displayName).join(', ')}${added.length > 5 ? ', …' : ''}`)));
+      }
+    }
+    const cols = [['self', 'Self', 'n'], ['', '%', 'n'], ['total', `Total (${d.totalSemantics})`, 'n'], ['', '%', 'n'],
+      ...(diff ? [['', 'Δ self', 'n d'], ['', 'Δ total', 'n d']] : []), ['name', 'Function', '']];
     clear(this.root);
     this.root.append(el('table', { class: 'tree' }, header(cols, this.sort, (k) => {
       this.sort = k;
