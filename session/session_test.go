@@ -12,6 +12,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/totals"
 	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/session"
 )
 
@@ -174,4 +175,37 @@ func TestXSBugListsEveryFunction(t *testing.T) {
 		}
 	}
 	t.Errorf("callerB is missing from the xsbug table")
+}
+
+// TestTreeCacheBounded requires a thread to keep a bounded number of trees
+// (a viewer asks for a new range at every drag) and to give the same
+// answer for an evicted one.
+func TestTreeCacheBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := session.Load(ctx, "../testdata/node/mix.cpuprofile", session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := s.Threads()[0]
+	first, err := th.Tree(ctx, view.Options{From: 1e6, To: 2e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if _, err := th.Tree(ctx, view.Options{From: profile.Time(i+2) * 1e6, To: profile.Time(i+3) * 1e6}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := th.CachedTrees(); n > 32 {
+		t.Errorf("%d trees cached, want at most 32", n)
+	}
+	again, err := th.Tree(ctx, view.Options{From: 1e6, To: 2e6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again == first || again.TopDown[0].Total != first.TopDown[0].Total || len(again.Funcs) != len(first.Funcs) {
+		t.Errorf("the evicted tree, computed again: %d ns, %d functions (same object %v); want %d, %d",
+			again.TopDown[0].Total, len(again.Funcs), again == first, first.TopDown[0].Total, len(first.Funcs))
+	}
 }

@@ -27,7 +27,10 @@ type Thread struct {
 
 	mu    sync.Mutex
 	trees map[string]*lazy[*treeResult]
-	funcs map[string]*lazy[[]calltree.Function]
+	// treeOrder lists the keys of trees in the order they were first asked
+	// for (for eviction).
+	treeOrder []string
+	funcs     map[string]*lazy[[]calltree.Function]
 }
 
 type integrated struct {
@@ -234,8 +237,19 @@ func (t *Thread) Tree(ctx context.Context, opts view.Options) (*calltree.Tree, e
 	return r.tree, nil
 }
 
+// maxTrees is how many trees a thread keeps cached.
+const maxTrees = 32
+
+// wholeKey is the cache key of the whole thread's tree.
+var wholeKey = treeKey(view.Options{})
+
+// treeKey is the cache key of a tree's options (matchers by their text).
+func treeKey(opts view.Options) string {
+	return fmt.Sprintf("%v|%d|%d|%v|%v|%v|%v", opts.View, opts.From, opts.To, opts.Drop, opts.Focus, opts.Merge, opts.CollapseRecursion)
+}
+
 func (t *Thread) treeResult(ctx context.Context, opts view.Options) (*treeResult, error) {
-	key := fmt.Sprintf("%v|%d|%d|%v|%v|%v|%v", opts.View, opts.From, opts.To, opts.Drop, opts.Focus, opts.Merge, opts.CollapseRecursion)
+	key := treeKey(opts)
 	t.mu.Lock()
 	if t.trees == nil {
 		t.trees = map[string]*lazy[*treeResult]{}
@@ -244,6 +258,19 @@ func (t *Thread) treeResult(ctx context.Context, opts view.Options) (*treeResult
 	if !ok {
 		l = &lazy[*treeResult]{}
 		t.trees[key] = l
+		t.treeOrder = append(t.treeOrder, key)
+		// A long-lived session (the viewer's server) asks for many ranges
+		// and transforms: keep the most recent maxTrees, and the whole
+		// thread's tree, which every other one starts from.
+		for len(t.treeOrder) > maxTrees {
+			old := t.treeOrder[0]
+			t.treeOrder = t.treeOrder[1:]
+			if old == wholeKey {
+				t.treeOrder = append(t.treeOrder, old)
+				continue
+			}
+			delete(t.trees, old)
+		}
 	}
 	t.mu.Unlock()
 	return l.get(ctx, func() (*treeResult, error) {
@@ -471,4 +498,11 @@ func (t *Thread) SampleIntervals() (mean, median profile.Time) {
 		median = d[len(d)/2]
 	}
 	return mean, median
+}
+
+// CachedTrees returns how many trees the thread holds in its cache.
+func (t *Thread) CachedTrees() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.trees)
 }
