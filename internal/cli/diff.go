@@ -143,25 +143,6 @@ func semNames(ss []totals.Semantics) string {
 	return strings.Join(out, ",")
 }
 
-func diffTimes(st compare.Status, b, nw compare.Times, res *compare.Result) report.DiffTimes {
-	bt := profile.Time(float64(res.Base.Total) * res.Scale)
-	nt := res.New.Total
-	d := report.DiffTimes{Status: st.String(),
-		BaseSelfMs: report.Millis(b.Self), NewSelfMs: report.Millis(nw.Self), DeltaSelfMs: report.Millis(nw.Self - b.Self),
-		BaseTotalMs: report.Millis(b.Total), NewTotalMs: report.Millis(nw.Total), DeltaTotalMs: report.Millis(nw.Total - b.Total),
-		BaseSelfPct: round3(compare.Pct(b.Self, bt)), NewSelfPct: round3(compare.Pct(nw.Self, nt)),
-		BaseTotalPct: round3(compare.Pct(b.Total, bt)), NewTotalPct: round3(compare.Pct(nw.Total, nt)),
-	}
-	d.DeltaSelfPct = round3(d.NewSelfPct - d.BaseSelfPct)
-	d.DeltaTotalPct = round3(d.NewTotalPct - d.BaseTotalPct)
-	return d
-}
-
-func round3(v float64) float64 {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 3, 64), 64)
-	return r
-}
-
 func diffFunction(f *compare.Function) report.Function {
 	return report.Function{Name: f.Key.Name, URL: f.URL, Line: f.Key.Line, Col: f.Key.Column, Event: f.Key.Event}
 }
@@ -179,11 +160,11 @@ func diffReport(sides [2]*loaded, res *compare.Result, opts compare.Options) rep
 		Normalized:     opts.Normalize, Scale: res.Scale, Functions: []report.DiffRow{}, Paths: []report.DiffPath{}}
 	for i := range res.Functions {
 		f := &res.Functions[i]
-		out.Functions = append(out.Functions, report.DiffRow{Function: diffFunction(f), DiffTimes: diffTimes(f.Status(), f.Base, f.New, res)})
+		out.Functions = append(out.Functions, report.DiffRow{Function: diffFunction(f), DiffTimes: compare.ReportTimes(f.Status(), f.Base, f.New, res)})
 	}
 	for i := range res.Paths {
 		p := &res.Paths[i]
-		row := report.DiffPath{Path: []report.Function{}, DiffTimes: diffTimes(p.Status(), p.Base, p.New, res)}
+		row := report.DiffPath{Path: []report.Function{}, DiffTimes: compare.ReportTimes(p.Status(), p.Base, p.New, res)}
 		for _, fi := range p.Funcs {
 			row.Path = append(row.Path, diffFunction(&res.Functions[fi]))
 		}

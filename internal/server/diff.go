@@ -1,10 +1,7 @@
 package server
 
 import (
-	"strconv"
-
 	"github.com/jsprof/jsprof/compare"
-	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/report"
 	"github.com/jsprof/jsprof/session"
 )
@@ -66,7 +63,7 @@ func (s *server) diff(q *request) (any, error) {
 		f := &res.Functions[i]
 		out.Functions = append(out.Functions, report.DiffRow{
 			Function:  report.Function{Name: f.Key.Name, URL: f.URL, Line: f.Key.Line, Col: f.Key.Column, Event: f.Key.Event},
-			DiffTimes: diffTimes(f.Status(), f.Base, f.New, res)})
+			DiffTimes: compare.ReportTimes(f.Status(), f.Base, f.New, res)})
 	}
 	return out, nil
 }
@@ -84,25 +81,4 @@ func threadIndex(sess *session.Session, th *session.Thread) int {
 		}
 	}
 	return -1
-}
-
-// diffTimes is internal/cli's (the same rounding, so that the rows equal
-// `jsprof diff --json`'s).
-func diffTimes(st compare.Status, b, nw compare.Times, res *compare.Result) report.DiffTimes {
-	bt := profile.Time(float64(res.Base.Total) * res.Scale)
-	nt := res.New.Total
-	d := report.DiffTimes{Status: st.String(),
-		BaseSelfMs: report.Millis(b.Self), NewSelfMs: report.Millis(nw.Self), DeltaSelfMs: report.Millis(nw.Self - b.Self),
-		BaseTotalMs: report.Millis(b.Total), NewTotalMs: report.Millis(nw.Total), DeltaTotalMs: report.Millis(nw.Total - b.Total),
-		BaseSelfPct: round3(compare.Pct(b.Self, bt)), NewSelfPct: round3(compare.Pct(nw.Self, nt)),
-		BaseTotalPct: round3(compare.Pct(b.Total, bt)), NewTotalPct: round3(compare.Pct(nw.Total, nt)),
-	}
-	d.DeltaSelfPct = round3(d.NewSelfPct - d.BaseSelfPct)
-	d.DeltaTotalPct = round3(d.NewTotalPct - d.BaseTotalPct)
-	return d
-}
-
-func round3(v float64) float64 {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 3, 64), 64)
-	return r
 }
