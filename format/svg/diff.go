@@ -137,28 +137,7 @@ func WriteDiff(w io.Writer, base, new DiffSide, opts DiffOptions) error {
 	if opts.View != "" && opts.View != "all" {
 		sub += "; view " + opts.View
 	}
-	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
-<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="0 0 %d %d">
-<style>
-text{font:12px Verdana,"DejaVu Sans",sans-serif;fill:#000}
-.h{font-size:17px;text-anchor:middle}
-.s{fill:#555;text-anchor:middle}
-.f rect{rx:2px;ry:2px}
-.f:hover rect{stroke:#000;stroke-width:.5}
-.f{cursor:pointer}
-#unzoom{cursor:pointer;fill:#03c}
-</style>
-<rect id="bg" width="100%%" height="100%%" fill="#fff"/>
-`, width, height, width, height)
-	fmt.Fprintf(bw, `<text class="h" x="%d" y="22">`, width/2)
-	writeEscaped(bw, sanitize(title))
-	fmt.Fprintf(bw, "</text>\n<text class=\"s\" x=\"%d\" y=\"40\">", width/2)
-	writeEscaped(bw, sanitize(sub))
-	bw.WriteString("</text>\n")
-	if !opts.NoScript {
-		bw.WriteString(`<text id="unzoom" x="10" y="22" display="none">Reset zoom</text>` + "\n")
-	}
-	bw.WriteString("<g id=\"frames\">\n")
+	e.head(width, height, title, sub, opts.NoScript)
 	rootTotal := float64(d.t.nodes[0].total)
 	for _, f := range frames {
 		i := f.node

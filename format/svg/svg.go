@@ -255,32 +255,10 @@ type encoder struct {
 }
 
 func (e *encoder) header(width, height int, opts Options, th *profile.Thread) {
-	w := e.w
 	title := opts.Title
 	if title == "" {
 		title = "Flame graph"
 	}
-	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
-<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="0 0 %d %d">
-<style>
-text{font:12px Verdana,"DejaVu Sans",sans-serif;fill:#000}
-.h{font-size:17px;text-anchor:middle}
-.s{fill:#555;text-anchor:middle}
-.f rect{rx:2px;ry:2px}
-.f:hover rect{stroke:#000;stroke-width:.5}
-.idle rect{stroke:#999;stroke-dasharray:2 1}
-.f{cursor:pointer}
-#unzoom{cursor:pointer;fill:#03c}
-</style>
-<rect id="bg" width="100%%" height="100%%" fill="#fff"/>
-`, width, height, width, height)
-	w.WriteString(`<text class="h" x="`)
-	w.WriteString(strconv.Itoa(width / 2))
-	w.WriteString(`" y="22">`)
-	writeEscaped(w, sanitize(title))
-	w.WriteString("</text>\n<text class=\"s\" x=\"")
-	w.WriteString(strconv.Itoa(width / 2))
-	w.WriteString(`" y="40">`)
 	name := th.Name
 	if name == "" {
 		name = "thread"
@@ -296,9 +274,34 @@ text{font:12px Verdana,"DejaVu Sans",sans-serif;fill:#000}
 	if e.t.nodes[0].total <= 0 {
 		sub = name + ": no samples in this view"
 	}
+	e.head(width, height, title, sub, opts.NoScript)
+}
+
+// head writes the SVG's start: the document and its style, the background,
+// the title and subheading, the reset-zoom control (unless noScript), and
+// opens the frames' group.
+func (e *encoder) head(width, height int, title, sub string, noScript bool) {
+	w := e.w
+	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="%d" height="%d" viewBox="0 0 %d %d">
+<style>
+text{font:12px Verdana,"DejaVu Sans",sans-serif;fill:#000}
+.h{font-size:17px;text-anchor:middle}
+.s{fill:#555;text-anchor:middle}
+.f rect{rx:2px;ry:2px}
+.f:hover rect{stroke:#000;stroke-width:.5}
+.idle rect{stroke:#999;stroke-dasharray:2 1}
+.f{cursor:pointer}
+#unzoom{cursor:pointer;fill:#03c}
+</style>
+<rect id="bg" width="100%%" height="100%%" fill="#fff"/>
+`, width, height, width, height)
+	fmt.Fprintf(w, `<text class="h" x="%d" y="22">`, width/2)
+	writeEscaped(w, sanitize(title))
+	fmt.Fprintf(w, "</text>\n<text class=\"s\" x=\"%d\" y=\"40\">", width/2)
 	writeEscaped(w, sanitize(sub))
 	w.WriteString("</text>\n")
-	if !opts.NoScript {
+	if !noScript {
 		w.WriteString(`<text id="unzoom" x="10" y="22" display="none">Reset zoom</text>` + "\n")
 	}
 	w.WriteString("<g id=\"frames\">\n")
