@@ -18,6 +18,7 @@ import (
 	"strconv"
 
 	"github.com/jsprof/jsprof/internal/jsonw"
+	"github.com/jsprof/jsprof/profile"
 )
 
 // Millis is a duration or time in nanoseconds written as milliseconds with
@@ -58,6 +59,15 @@ type Diagnostic struct {
 	Code    string `json:"code"`
 	Count   int64  `json:"count"`
 	Message string `json:"message"`
+}
+
+// Diagnostics converts a profile's diagnostics, never nil.
+func Diagnostics(ds profile.Diagnostics) []Diagnostic {
+	out := make([]Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, Diagnostic{Code: d.Code, Count: d.Count, Message: d.Message})
+	}
+	return out
 }
 
 // Summary is `jsprof summary --json`.

@@ -86,7 +86,7 @@ func runSummary(e *env, args []string) error {
 	defer w.Flush()
 	p := l.profile
 	if *asJSON {
-		out := report.Summary{Format: p.Format, File: name, Threads: []report.ThreadSummary{}, Diagnostics: []report.Diagnostic{}}
+		out := report.Summary{Format: p.Format, File: name, Threads: []report.ThreadSummary{}, Diagnostics: report.Diagnostics(p.Diagnostics)}
 		for _, ta := range l.threads {
 			s, err := summarize(e, l, ta)
 			if err != nil {
@@ -110,9 +110,6 @@ func runSummary(e *env, args []string) error {
 				}
 			}
 			out.Threads = append(out.Threads, ts)
-		}
-		for _, d := range p.Diagnostics {
-			out.Diagnostics = append(out.Diagnostics, report.Diagnostic{Code: d.Code, Count: d.Count, Message: d.Message})
 		}
 		return writeJSON(w, out)
 	}

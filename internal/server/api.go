@@ -279,7 +279,7 @@ func (q *request) options() (view.Options, error) {
 func (s *server) info(q *request) (any, error) {
 	p := q.sess.Profile
 	out := report.ViewerInfo{File: q.sess.Name, Format: p.Format, Threads: []report.ViewerThread{}, Categories: []report.ViewerCategory{},
-		Diagnostics: diagnostics(p), Default: defaultThread(q.sess)}
+		Diagnostics: report.Diagnostics(p.Diagnostics), Default: defaultThread(q.sess)}
 	for i, th := range q.sess.Threads() {
 		in := th.Info()
 		vt := report.ViewerThread{Thread: report.Thread{PID: in.PID, TID: in.TID, Name: in.Name}, Index: i, ProcessName: in.ProcessName,
@@ -298,14 +298,6 @@ func (s *server) info(q *request) (any, error) {
 		return infoWithDiff{ViewerInfo: out, Diff: s.opts.DiffName}, nil
 	}
 	return out, nil
-}
-
-func diagnostics(p *profile.Profile) []report.Diagnostic {
-	out := []report.Diagnostic{}
-	for _, d := range p.Diagnostics {
-		out = append(out, report.Diagnostic{Code: d.Code, Count: d.Count, Message: d.Message})
-	}
-	return out
 }
 
 func (s *server) flameBoxes(q *request) (any, error) {
@@ -683,7 +675,7 @@ func (s *server) flameGraph(q *request) (any, error) {
 
 func (s *server) summary(q *request) (any, error) {
 	p := q.sess.Profile
-	out := report.ViewerSummary{Threads: []report.ViewerThreadSummary{}, Diagnostics: diagnostics(p)}
+	out := report.ViewerSummary{Threads: []report.ViewerThreadSummary{}, Diagnostics: report.Diagnostics(p.Diagnostics)}
 	for _, th := range q.sess.Threads() {
 		in := th.Info()
 		t, err := th.Tree(q.ctx, view.Options{})
