@@ -114,12 +114,22 @@ func (r *reader) finish() (*profile.Profile, error) {
 	}
 	counts := make([]int, len(prof.Threads)+1)
 	dropped := 0
-	for _, e := range r.events.all {
+	var other [][]int32 // reader thread → indexes of its events (Options.Unsampled)
+	if r.unsampled != nil {
+		other = make([][]int32, len(r.threads))
+	}
+	for i, e := range r.events.all {
 		if t := evThread[e.thread]; t >= 0 {
 			counts[t+1]++
 		} else {
 			dropped++
+			if other != nil {
+				other[e.thread] = append(other[e.thread], int32(i))
+			}
 		}
+	}
+	if other != nil {
+		*r.unsampled = r.eventThreads(other)
 	}
 	for i := 1; i < len(counts); i++ {
 		counts[i] += counts[i-1]
@@ -163,7 +173,10 @@ func (r *reader) finish() (*profile.Profile, error) {
 		}
 		prof.Threads[t].Events = profile.Range{Start: int32(counts[t]), End: int32(counts[t+1])}
 	}
-	if dropped > 0 {
+	switch {
+	case dropped > 0 && r.unsampled != nil:
+		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile: they are not analysed, only drawn on those threads' tracks", dropped)
+	case dropped > 0:
 		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile and were not kept", dropped)
 	}
 	unclosed := 0
@@ -177,6 +190,32 @@ func (r *reader) finish() (*profile.Profile, error) {
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
 	return prof, nil
+}
+
+// eventThreads returns the threads without a profile that have events, in
+// order of first appearance, each with its events (indexes into r.events,
+// per reader thread) sorted as a sampled thread's.
+func (r *reader) eventThreads(other [][]int32) []EventThread {
+	out := []EventThread{}
+	for t, idx := range other {
+		if len(idx) == 0 {
+			continue
+		}
+		st := &r.threads[t]
+		et := EventThread{PID: r.numericID(st.key.pid), TID: r.numericID(st.key.tid), ProcessName: r.procName[st.key.pid], URL: r.procURL[st.key.pid]}
+		if st.hasName {
+			et.Name = st.name
+		}
+		slices.SortStableFunc(idx, func(a, b int32) int { return compareEvents(*r.events.at(a), *r.events.at(b)) })
+		et.Events = make([]profile.Event, len(idx))
+		for k, i := range idx {
+			e := r.events.at(i)
+			et.Events[k] = profile.Event{Thread: profile.ThreadID(len(out)), Name: e.name, Cat: e.cat, Phase: e.ph,
+				Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: r.traceIDs[int(i)]}
+		}
+		out = append(out, et)
+	}
+	return out
 }
 
 // compareEvents is DevTools' eventTimeComparator for trace events: by start,

@@ -49,6 +49,25 @@ type Options struct {
 	// Profile.EventArgs, for writing the trace out again (DevTools' handlers
 	// need them). It costs memory; analyses do not need it.
 	KeepArgs bool
+	// Unsampled, if not nil, receives the threads without a CPU profile
+	// (compositor, raster, GPU, workers that were not profiled) with their
+	// duration and instant events, which are otherwise dropped (diagnostic
+	// events-other-threads). The returned profile is the same either way:
+	// these threads are not analysed, only drawn (jsprof view).
+	Unsampled *[]EventThread
+}
+
+// EventThread is a thread of a trace without a CPU profile, with the
+// events DevTools draws on its track.
+type EventThread struct {
+	PID, TID    int64
+	Name        string // its thread_name metadata; "" if none
+	ProcessName string // its process_name metadata; "" if none
+	URL         string // its renderer process's page (profile.Thread.URL)
+	// Events are its X, I and paired B/E events, sorted as a sampled
+	// thread's (by start, then longest first). Their Name and Cat index
+	// the returned profile's Strings; Thread is the EventThread's index.
+	Events []profile.Event
 }
 
 // Sniff reports whether the start of a decompressed input looks like a trace:
@@ -103,6 +122,7 @@ func Parse(r io.Reader, opts Options) (*profile.Profile, error) {
 	}
 	rd.s.MaxDepth = jsonscan.DefaultMaxDepth
 	rd.keepArgs = opts.KeepArgs
+	rd.unsampled = opts.Unsampled
 	rd.buf = rd.buf[:cap(rd.buf)]
 	if err := rd.run(); err != nil {
 		return nil, err
@@ -203,8 +223,10 @@ type reader struct {
 	traceIDs map[int]int64 // event index → sample trace id
 	keepArgs bool
 	args     map[int][]byte // event index → raw args (KeepArgs)
-	open     []openB
-	nEvents  int // array elements seen
+	// unsampled receives the threads without a profile (Options.Unsampled).
+	unsampled *[]EventThread
+	open      []openB
+	nEvents   int // array elements seen
 
 	lastPid, lastTid []byte
 	lastThread       int32
