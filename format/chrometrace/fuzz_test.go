@@ -11,6 +11,7 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/format/chrometrace"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -38,7 +39,9 @@ func FuzzParse(f *testing.F) {
 		return nil
 	})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := chrometrace.Parse(bytes.NewReader(data), chrometrace.Options{MaxEventBytes: 1 << 20})
+		p, err := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) {
+			return chrometrace.Parse(bytes.NewReader(data), chrometrace.Options{MaxEventBytes: 1 << 20})
+		})
 		if err != nil {
 			var pe *profile.ParseError
 			if !errors.As(err, &pe) {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format/firefox"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/session"
 )
 
@@ -29,7 +31,7 @@ func FuzzParse(f *testing.F) {
 		`"shared":{"stringArray":["f","u"],"funcTable":{"flags":[56],"name":[0],"source":[0],"lineNumber":[3],"columnNumber":[4],"length":1},` +
 		`"frameTable":{"func":[0],"length":1},"stackTable":{"frame":[0],"prefixOffset":[0],"length":1},"sources":{"filename":[1],"length":1}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := firefox.Parse(bytes.NewReader(data))
+		p, err := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return firefox.Parse(bytes.NewReader(data)) })
 		if err != nil {
 			return
 		}

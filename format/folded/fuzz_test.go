@@ -6,6 +6,8 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/format/folded"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
+	"github.com/jsprof/jsprof/profile"
 )
 
 // FuzzParseProfile: never a panic; what is accepted is a valid profile that
@@ -15,7 +17,7 @@ func FuzzParseProfile(f *testing.F) {
 	f.Add([]byte("a;b;c 1\n\n a;b 0\n"))
 	f.Add([]byte("x 99999999999999999999\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := folded.ParseProfile(bytes.NewReader(data))
+		p, err := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return folded.ParseProfile(bytes.NewReader(data)) })
 		if err != nil {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/pprof"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/session"
 )
@@ -36,7 +37,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(raw.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := pprof.Parse(bytes.NewReader(data))
+		p, err := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return pprof.Parse(bytes.NewReader(data)) })
 		if err != nil {
 			return
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/speedscope"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/session"
 )
 
@@ -54,7 +55,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		orig := bytes.Clone(data)
-		p, err := speedscope.ParseBytes(data)
+		p, err := fuzzcheck.Parse(t, data, speedscope.ParseBytes)
 		if !bytes.Equal(data, orig) {
 			t.Fatal("ParseBytes modified its input")
 		}

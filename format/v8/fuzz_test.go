@@ -18,6 +18,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -206,7 +207,7 @@ const (
 
 func checkParse(t *testing.T, data []byte) {
 	orig := bytes.Clone(data)
-	p, err := v8.ParseBytes(data, v8.Limits{})
+	p, err := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return v8.ParseBytes(data, v8.Limits{}) })
 	if !bytes.Equal(data, orig) {
 		t.Fatal("ParseBytes modified its input")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jsprof/jsprof/format/pprof"
 	"github.com/jsprof/jsprof/format/svg"
 	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/internal/hostile"
 	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/session"
@@ -27,7 +28,9 @@ func FuzzWriters(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := format.Parse(data, format.Options{Trace: chrometrace.Options{KeepArgs: true, MaxEventBytes: 1 << 20}})
+		p, err := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) {
+			return format.Parse(data, format.Options{Trace: chrometrace.Options{KeepArgs: true, MaxEventBytes: 1 << 20}})
+		})
 		if err != nil {
 			return
 		}

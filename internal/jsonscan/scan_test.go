@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/internal/jsonscan"
 )
 
@@ -657,14 +658,14 @@ func FuzzScanner(f *testing.F) {
 
 		// Skip and the typed walk must agree with encoding/json on whether
 		// data is one complete value with only white space after it.
-		s := jsonscan.New(data)
-		err := s.Skip()
+		var s *jsonscan.Scanner
+		var err error
+		fuzzcheck.Speed(t, data, func() { s = jsonscan.New(data); err = s.Skip() })
 		checkScanError(t, data, s, err, "Skip")
 		if got := err == nil && s.AtEnd(); got != valid && !(got && hasInvalidEscape(data)) { // bugSkipEscapes
 			t.Fatalf("Skip: got error %v, at end %t; json.Valid says %t", err, s.AtEnd(), valid)
 		}
-		s = jsonscan.New(data)
-		err = walk(s, 0)
+		fuzzcheck.Speed(t, data, func() { s = jsonscan.New(data); err = walk(s, 0) })
 		checkScanError(t, data, s, err, "walk")
 		if got := err == nil && s.AtEnd(); got != valid {
 			t.Fatalf("walk: got error %v, at end %t; json.Valid says %t", err, s.AtEnd(), valid)
