@@ -32,8 +32,14 @@ const (
 
 // Tries is how many times Speed runs a reader that goes over its budget
 // before it fails the input: every run must be over it. A stall that the
-// input causes repeats; a pause of the machine (another process, a
-// collection of earlier garbage) rarely does.
+// input causes repeats; a pause of the machine (a collection of earlier
+// garbage, a burst of other work) rarely does.
+//
+// A run's time is the lesser of its wall-clock time and the CPU time of the
+// process during it (where the system tells it): on a machine shared with
+// other processes, a run may wait for a CPU longer than it runs, which the
+// CPU time leaves out, and the CPU time of other goroutines running in
+// parallel, which the wall clock leaves out.
 const Tries = 3
 
 // maxRetry is the longest first run after which Speed still tries again:
@@ -79,20 +85,48 @@ func Size(data []byte) int64 {
 func Speed(t testing.TB, data []byte, read func()) {
 	t.Helper()
 	budget := Budget(Size(data))
-	var took []time.Duration
+	var runs []run
 	for range Tries {
-		start := time.Now()
-		read()
-		d := time.Since(start)
-		took = append(took, d)
-		if d <= budget || d > maxRetry {
+		r := measure(read)
+		runs = append(runs, r)
+		if r.time() <= budget || r.time() > maxRetry {
 			break
 		}
 	}
-	if took[len(took)-1] > budget { // every run was over budget
+	if runs[len(runs)-1].time() > budget { // every run was over budget
 		t.Fatalf("fuzzcheck: the reader took %s on %s: over its budget of %s (%s per MiB, at least %s)",
-			durations(took), sizeString(int64(len(data)), Size(data)), budget, PerMB, Floor)
+			runsString(runs), sizeString(int64(len(data)), Size(data)), budget, PerMB, Floor)
 	}
+}
+
+// run is the wall-clock and CPU time of one run (cpu < 0 if unknown).
+type run struct{ wall, cpu time.Duration }
+
+func measure(read func()) run {
+	cpu0, ok := cpuTime()
+	start := time.Now()
+	read()
+	r := run{wall: time.Since(start), cpu: -1}
+	if cpu1, ok1 := cpuTime(); ok && ok1 {
+		r.cpu = cpu1 - cpu0
+	}
+	return r
+}
+
+// time is the run's time as Speed counts it (see Tries).
+func (r run) time() time.Duration {
+	if r.cpu < 0 {
+		return r.wall
+	}
+	return min(r.wall, r.cpu)
+}
+
+func (r run) String() string {
+	s := r.wall.Round(time.Microsecond).String()
+	if r.cpu >= 0 {
+		s += " (CPU " + r.cpu.Round(time.Microsecond).String() + ")"
+	}
+	return s
 }
 
 // Parse runs parse on data under Speed and returns its results (those of
@@ -105,17 +139,17 @@ func Parse[T any](t testing.TB, data []byte, parse func([]byte) (T, error)) (T, 
 	return v, err
 }
 
-func durations(ds []time.Duration) string {
+func runsString(runs []run) string {
 	var b bytes.Buffer
-	for i, d := range ds {
+	for i, r := range runs {
 		switch {
 		case i == 0:
-		case i == len(ds)-1:
+		case i == len(runs)-1:
 			b.WriteString(" and ")
 		default:
 			b.WriteString(", ")
 		}
-		b.WriteString(d.Round(time.Microsecond).String())
+		b.WriteString(r.String())
 	}
 	return b.String()
 }

@@ -77,11 +77,34 @@ func speed(data []byte, read func()) (msg string) {
 	return ""
 }
 
+// spin keeps a CPU busy for d: of the process's CPU time where it is known
+// (Speed counts that), else of wall-clock time.
+func spin(d time.Duration) {
+	start := time.Now()
+	cpu0, ok := fuzzcheck.CPUTime()
+	for {
+		if cpu, _ := fuzzcheck.CPUTime(); ok && cpu-cpu0 >= d || !ok && time.Since(start) >= d {
+			return
+		}
+	}
+}
+
 func TestSpeed(t *testing.T) {
 	if testing.Short() {
-		t.Skip("sleeps a second")
+		t.Skip("keeps a CPU busy for a second")
 	}
 	over := fuzzcheck.Budget(0) + 20*time.Millisecond
+	t.Run("waiting", func(t *testing.T) {
+		// A run that waits (for a CPU, on a loaded machine) is not counted
+		// by its wall-clock time alone.
+		if _, ok := fuzzcheck.CPUTime(); !ok {
+			t.Skip("no CPU time here")
+		}
+		runs := 0
+		if msg := speed([]byte("x"), func() { runs++; time.Sleep(over) }); msg != "" || runs != 1 {
+			t.Errorf("a reader that sleeps: failure %q after %d runs, want none after 1", msg, runs)
+		}
+	})
 	t.Run("fast", func(t *testing.T) {
 		runs := 0
 		if msg := speed([]byte("x"), func() { runs++ }); msg != "" || runs != 1 {
@@ -93,7 +116,7 @@ func TestSpeed(t *testing.T) {
 		runs := 0
 		msg := speed([]byte("x"), func() {
 			if runs++; runs == 1 {
-				time.Sleep(over)
+				spin(over)
 			}
 		})
 		if msg != "" || runs != 2 {
@@ -102,7 +125,7 @@ func TestSpeed(t *testing.T) {
 	})
 	t.Run("stall", func(t *testing.T) {
 		runs := 0
-		msg := speed([]byte("x"), func() { runs++; time.Sleep(over) })
+		msg := speed([]byte("x"), func() { runs++; spin(over) })
 		if runs != fuzzcheck.Tries || !strings.Contains(msg, "over its budget") || !strings.Contains(msg, "on 1 bytes") {
 			t.Errorf("a reader slow every time: failure %q after %d runs, want one after %d", msg, runs, fuzzcheck.Tries)
 		}

@@ -1,0 +1,4 @@
+package fuzzcheck
+
+// CPUTime is cpuTime, for the tests.
+var CPUTime = cpuTime
