@@ -29,6 +29,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/category"
 	"github.com/jsprof/jsprof/format"
+	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -43,6 +44,10 @@ type Options struct {
 	// Progress, if not nil, is called now and then while reading with the
 	// bytes read from the file so far.
 	Progress func(read int64)
+	// EventThreads keeps a trace's threads without a CPU profile with
+	// their trace events (Session.EventThreads), for drawing them. No
+	// analysis uses them; the profile is the same either way.
+	EventThreads bool
 }
 
 // Session is a loaded profile and its per-thread analyses.
@@ -57,6 +62,7 @@ type Session struct {
 
 	opts       Options
 	threads    []*Thread
+	evThreads  []chrometrace.EventThread
 	eventFrame map[profile.StringID]profile.FrameID
 
 	cats lazy[struct{}] // Categories, once
@@ -76,6 +82,10 @@ func Load(ctx context.Context, name string, opts Options) (*Session, error) {
 	if opts.Progress != nil {
 		ro.Input.Progress = opts.Progress
 	}
+	var ets []chrometrace.EventThread
+	if opts.EventThreads {
+		ro.Trace.Unsampled = &ets
+	}
 	p, err := format.ReadFile(name, opts.Stdin, ro)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -85,8 +95,15 @@ func Load(ctx context.Context, name string, opts Options) (*Session, error) {
 	}
 	s := New(name, p, opts)
 	s.Size = size
+	s.evThreads = ets
 	return s, nil
 }
+
+// EventThreads returns the trace's threads without a CPU profile and their
+// events when Options.EventThreads asked for them (Load only), else nil.
+// Their events' names index Profile.Strings. The slice must not be
+// modified.
+func (s *Session) EventThreads() []chrometrace.EventThread { return s.evThreads }
 
 // New returns the session of a profile already read; p is not modified.
 func New(name string, p *profile.Profile, opts Options) *Session {

@@ -89,6 +89,7 @@ func runView(e *env, args []string) error {
 		so.Read.Input.MaxBytes = n
 	}
 	so.Integrate = calls.IntegrateOptions{ShowAllEvents: *showAll, TraceIDFakeMode: *fakeMode}
+	so.EventThreads = true // the tracks of a trace's threads without samples
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -127,6 +128,7 @@ func runView(e *env, args []string) error {
 	if opts.Diff != nil {
 		dso := so
 		dso.Progress = nil
+		dso.EventThreads = false
 		go func() {
 			s, err := session.Load(ctx, *diffName, dso)
 			opts.Diff.Done(s, err)

@@ -114,6 +114,8 @@ func (s *server) api(mux *http.ServeMux) {
 		"/api/summary":    s.summary,
 		"/api/source":     s.source,
 		"/api/diff":       s.diff,
+		"/api/events":     s.eventBoxes,
+		"/api/event":      s.eventEntry,
 	} {
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
 			st, sess := s.pending.status()
@@ -294,10 +296,11 @@ func (s *server) info(q *request) (any, error) {
 	for _, c := range p.Categories {
 		out.Categories = append(out.Categories, report.ViewerCategory{Name: c.Name, Color: c.Color})
 	}
+	a := infoAnswer{ViewerInfo: out, EventThreads: eventThreadsInfo(q.sess)}
 	if s.opts.Diff != nil {
-		return infoWithDiff{ViewerInfo: out, Diff: s.opts.DiffName}, nil
+		a.Diff = s.opts.DiffName
 	}
-	return out, nil
+	return a, nil
 }
 
 func (s *server) flameBoxes(q *request) (any, error) {

@@ -8,12 +8,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/internal/server"
+	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/report"
 	"github.com/jsprof/jsprof/session"
 	"github.com/jsprof/jsprof/tools/browser"
@@ -61,7 +63,7 @@ func open(t *testing.T, b *browser.Browser, ctx context.Context, file, query str
 // openWith is open with server options (Hosts is set).
 func openWith(t *testing.T, b *browser.Browser, ctx context.Context, file, query string, opts server.Options) *viewer {
 	t.Helper()
-	sess := load(t, file)
+	sess := loadEvents(t, file) // as jsprof view loads it
 	ts := httptest.NewUnstartedServer(nil)
 	opts.Hosts = server.LoopbackHosts(ts.Listener.Addr().String())
 	ts.Config.Handler = server.New(sess, opts)
@@ -703,5 +705,112 @@ func TestBrowserDiff(t *testing.T) {
 		t.Error("the flame graph has no red or blue box")
 	}
 	t.Logf("coloured share %.3f; screenshot %s", coloured, v.screenshot("mix-diff-flamegraph"))
+	v.clean()
+}
+
+// TestBrowserEventThreads opens a trace with threads without samples (GPU,
+// compositor, raster, thread-pool workers): each is a track of its trace
+// events, whose boxes are the reader's events in the flame chart's window,
+// and which follow its zoom and pan; the ruler's ticks follow too.
+func TestBrowserEventThreads(t *testing.T) {
+	file := corpus("devtools/threejs-gpu.json.gz")
+	if !exists(file) {
+		t.Skipf("%s is absent (../shared/corpus is not next to this checkout)", file)
+	}
+	b, ctx := startBrowser(t)
+	v := open(t, b, ctx, file, "")
+	var info report.ViewerInfo
+	v.eval(`fetch('/api/info').then(r => r.json())`, &info)
+	tracks, boxes := v.checkEventsDrawn(info.Default)
+	if tracks < 5 {
+		t.Errorf("%d event tracks have boxes, want at least 5", tracks)
+	}
+	var labels []string
+	v.eval(`[...document.querySelectorAll('#event-tracks .proc, #event-tracks .etrack-name')].map(e => e.textContent)`, &labels)
+	for _, want := range []string{"GPU Process (pid 3581327)", "CrGpuMain 493 events", "Compositor 1832 events", "ThreadPoolForegroundWorker 2 events"} {
+		if !slices.Contains(labels, want) {
+			t.Errorf("no track label %q in %q", want, labels)
+		}
+	}
+	if f := v.inked("ruler"); f < 0.01 {
+		t.Errorf("ruler canvas is %.1f%% inked: empty?", 100*f)
+	}
+	t.Logf("whole window: %d tracks drawn, %d events as boxes; screenshot %s", tracks, boxes, v.screenshot("events-all"))
+
+	// Zoom to 20 ms in the middle: the tracks and the ruler follow.
+	var win struct{ From, To float64 }
+	v.eval(`window.__jsprof.window()`, &win)
+	mid := (win.From + win.To) / 2
+	v.eval(fmt.Sprintf(`window.__jsprof.setWindow(%f, %f)`, mid, mid+20000), nil)
+	tracks, boxes = v.checkEventsDrawn(info.Default)
+	if boxes == 0 {
+		t.Errorf("no event drawn in 20 ms")
+	}
+	var ruler struct {
+		Step  float64
+		Ticks []struct {
+			T     float64
+			Label string
+		}
+	}
+	v.eval(`window.__jsprof.ruler()`, &ruler)
+	if ruler.Step <= 0 || ruler.Step > 5000 || len(ruler.Ticks) < 4 || ruler.Ticks[0].T < mid || ruler.Ticks[len(ruler.Ticks)-1].T > mid+20000 {
+		t.Errorf("ruler for [%.0f, %.0f] µs: step %v µs, ticks %+v", mid, mid+20000, ruler.Step, ruler.Ticks)
+	}
+	t.Logf("20 ms: %d tracks, %d events as boxes, ruler every %v µs (%s …); screenshot %s", tracks, boxes, ruler.Step, ruler.Ticks[0].Label, v.screenshot("events-zoom"))
+
+	// A wheel over an event track zooms the shared window.
+	var rect struct{ X, Y float64 }
+	v.eval(`(() => { const r = document.querySelector('#event-tracks canvas').getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + 5}; })()`, &rect)
+	if err := v.page.Mouse(ctx, "mouseWheel", rect.X, rect.Y, "none", 0, -400); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.page.WaitFor(ctx, `window.__jsprof.window().to - window.__jsprof.window().from < 15000`); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.page.WaitFor(ctx, `(() => { const w = window.__jsprof.window(); const r = window.__jsprof.ruler(); return r.ticks.length && r.ticks[0].t >= w.from; })()`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the tracks' fetch after the wheel
+	v.checkEventsDrawn(info.Default)
+
+	// Around the longest GPUTask of the GPU process's main thread; hover
+	// over it shows the event.
+	origin := info.Threads[info.Default].OriginUs
+	var gpu profile.Event
+	for _, et := range v.sess.EventThreads() {
+		for _, e := range et.Events {
+			if et.Name == "CrGpuMain" && v.sess.Profile.Str(e.Name) == "GPUTask" && e.Dur > gpu.Dur {
+				gpu = e
+			}
+		}
+	}
+	at := float64(int64(gpu.Start)-int64(origin)) / 1e3
+	dur := float64(gpu.Dur) / 1e3
+	v.eval(fmt.Sprintf(`window.__jsprof.setWindow(%f, %f)`, at-dur/5, at+dur*1.3), nil)
+	tracks, boxes = v.checkEventsDrawn(info.Default)
+	t.Logf("around GPUTask at %.3f ms (%.3f ms): %d tracks, %d events as boxes", at/1e3, dur/1e3, tracks, boxes)
+	var box struct {
+		X, Y float64
+		Name string
+	}
+	v.eval(`(() => { const cs = [...document.querySelectorAll('#event-tracks canvas')]; const all = window.__jsprof.eventsDrawn();
+		for (const name of ['GPUTask', null]) for (let i = 0; i < cs.length; i++) {
+		const b = all[i].boxes.find(b => b.id >= 0 && b.w > 6 && (!name || b.name === name)); if (!b) continue; const r = cs[i].getBoundingClientRect();
+		cs[i].scrollIntoView({block: 'nearest'});
+		const r2 = cs[i].getBoundingClientRect();
+		return {x: r2.left + b.x + b.w / 2, y: r2.top + b.level * 15 + 7, name: b.name}; } return null; })()`, &box)
+	if box.Name == "" {
+		t.Fatal("no event box to hover")
+	}
+	if err := v.page.Mouse(ctx, "mouseMoved", box.X, box.Y, "none", 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.page.WaitFor(ctx, `!document.getElementById('tooltip').hidden && document.getElementById('tooltip').textContent.includes(`+jsString(box.Name)+`)`); err != nil {
+		t.Errorf("hover over %q: %v", box.Name, err)
+	}
+	var tip string
+	v.eval(`document.getElementById('tooltip').textContent`, &tip)
+	t.Logf("hover: %q; screenshot %s", tip, v.screenshot("events-hover"))
 	v.clean()
 }

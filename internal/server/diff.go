@@ -68,10 +68,12 @@ func (s *server) diff(q *request) (any, error) {
 	return out, nil
 }
 
-// infoWithDiff is /api/info's answer: Diff names NEW ("" without --diff).
-type infoWithDiff struct {
+// infoAnswer is /api/info's answer: Diff names NEW ("" without --diff);
+// EventThreads are the trace's threads without samples (events.go).
+type infoAnswer struct {
 	report.ViewerInfo
-	Diff string `json:"diff,omitempty"`
+	Diff         string            `json:"diff,omitempty"`
+	EventThreads []EventThreadInfo `json:"eventThreads"`
 }
 
 func threadIndex(sess *session.Session, th *session.Thread) int {

@@ -21,10 +21,11 @@ import (
 type flameIndex struct {
 	p        *profile.Profile
 	cs       []calls.Call
-	es       []calls.Entry // nil for a .cpuprofile
-	levels   [][]int32     // per level, entry ids by start
-	cum      [][]int64     // traces only: per level, cum[k] = Σ dur of the first k entries
-	frameCat []uint8       // per frame, its category (calls)
+	es       []calls.Entry   // nil for a .cpuprofile
+	ev       []profile.Event // the events es index: the profile's, or an event thread's
+	levels   [][]int32       // per level, entry ids by start
+	cum      [][]int64       // traces only: per level, cum[k] = Σ dur of the first k entries
+	frameCat []uint8         // per frame, its category (calls)
 	evCat    map[profile.StringID]uint8
 	evFrame  map[profile.StringID]profile.FrameID
 }
@@ -37,7 +38,7 @@ func buildFlame(ctx context.Context, th *session.Thread) (*flameIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	fx := &flameIndex{p: p, cs: cs, frameCat: make([]uint8, len(p.Frames))}
+	fx := &flameIndex{p: p, cs: cs, ev: p.Events, frameCat: make([]uint8, len(p.Frames))}
 	for i := range p.Frames {
 		c, _ := category.Frame(p, &p.Frames[i])
 		fx.frameCat[i] = uint8(c)
@@ -54,7 +55,7 @@ func buildFlame(ctx context.Context, th *session.Thread) (*flameIndex, error) {
 			if e.Event < 0 {
 				continue
 			}
-			name := p.Events[e.Event].Name
+			name := fx.ev[e.Event].Name
 			if _, ok := fx.evCat[name]; !ok {
 				c, _, found := category.Event(p, p.Str(name))
 				if !found {
@@ -64,6 +65,15 @@ func buildFlame(ctx context.Context, th *session.Thread) (*flameIndex, error) {
 			}
 		}
 	}
+	if err := fx.index(ctx, n); err != nil {
+		return nil, err
+	}
+	return fx, nil
+}
+
+// index arranges the n entries by level, in start order, and sums the
+// durations of traces.
+func (fx *flameIndex) index(ctx context.Context, n int) error {
 	for id := range int32(n) {
 		l := fx.level(id)
 		for int(l) >= len(fx.levels) {
@@ -72,7 +82,7 @@ func buildFlame(ctx context.Context, th *session.Thread) (*flameIndex, error) {
 		fx.levels[l] = append(fx.levels[l], id)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	for _, ids := range fx.levels {
 		byStart := func(a, b int32) int { return int(fx.start(a) - fx.start(b)) }
@@ -90,7 +100,7 @@ func buildFlame(ctx context.Context, th *session.Thread) (*flameIndex, error) {
 			fx.cum[l] = cum
 		}
 	}
-	return fx, nil
+	return nil
 }
 
 func (fx *flameIndex) len() int {
@@ -138,21 +148,21 @@ func (fx *flameIndex) frame(id int32) profile.FrameID {
 	if c := fx.call(id); c != nil {
 		return fx.p.Nodes[c.Node].Frame
 	}
-	return fx.evFrame[fx.p.Events[fx.es[id].Event].Name]
+	return fx.evFrame[fx.ev[fx.es[id].Event].Name]
 }
 
 func (fx *flameIndex) name(id int32) profile.StringID {
 	if c := fx.call(id); c != nil {
 		return fx.p.NodeFrame(c.Node).Name
 	}
-	return fx.p.Events[fx.es[id].Event].Name
+	return fx.ev[fx.es[id].Event].Name
 }
 
 func (fx *flameIndex) cat(id int32) uint8 {
 	if c := fx.call(id); c != nil {
 		return fx.frameCat[fx.p.Nodes[c.Node].Frame]
 	}
-	return fx.evCat[fx.p.Events[fx.es[id].Event].Name]
+	return fx.evCat[fx.ev[fx.es[id].Event].Name]
 }
 
 // eventFrames maps each trace event name to the session's frame for it

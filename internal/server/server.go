@@ -126,6 +126,7 @@ type server struct {
 
 	mu      sync.Mutex
 	threads map[*session.Thread]*threadCache
+	events  eventIndexes
 }
 
 // New returns the viewer's handler for sess (or, with sess nil, for

@@ -13,6 +13,8 @@ import { ActivityGraph } from './activity.js';
 import { TreeTable, FunctionsTable, renderFunction } from './tables.js';
 import { FlameGraph } from './flamegraph.js';
 import { Tracks } from './tracks.js';
+import { EventTracks } from './eventtracks.js';
+import { Ruler } from './ruler.js';
 import { indexDiff, legendSteps, fmtDelta } from './diffscale.js';
 
 const $ = (id) => document.getElementById(id);
@@ -21,7 +23,7 @@ const root = document.documentElement;
 let info = null;
 let state = parseState(location.search);
 let shownThread = null;
-let flame, activity, treeTable, funcTable, graph, tracks;
+let flame, activity, treeTable, funcTable, graph, tracks, events, ruler;
 let renders = 0;
 
 function setState(patch, push = true) {
@@ -84,12 +86,20 @@ function setup() {
     canvas: $('flame'), scroller: $('flame-scroll'), tooltip: tip, categories: info.categories,
     onWindow: (win) => {
       activity.setWindow(win);
+      ruler.setWindow(win);
+      events.setWindow(win);
       showWindow(win);
       clearTimeout(flame.urlTimer);
       flame.urlTimer = setTimeout(() => setState({ from: win.from.toFixed(3), to: win.to.toFixed(3) }, false), 200);
     },
     onSelect: (e) => selectByName(e),
     onError: fail,
+  });
+  ruler = new Ruler({ canvas: $('ruler'), widthOf: () => flame.width() });
+  $('timeline').classList.toggle('with-events', (info.eventThreads || []).length > 0);
+  events = new EventTracks({
+    root: $('event-tracks'), threads: info.eventThreads || [], sampled: info.threads, categories: info.categories, tooltip: tip,
+    widthOf: () => flame.width(), onWindow: (win) => flame.setWindow(win), onError: fail,
   });
   activity = new ActivityGraph({
     canvas: $('activity'), tooltip: tip, categories: info.categories,
@@ -108,16 +118,22 @@ function setup() {
   });
   window.addEventListener('popstate', () => { state = parseState(location.search); render(); });
   let resizeTimer = 0;
-  window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => { flame.fetch(); activity.setThread(thread(), flame.bounds); }, 100); });
+  window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => { flame.fetch(); events.fetch(); ruler.draw(); activity.setThread(thread(), flame.bounds); }, 100); });
   // Test and benchmark hooks (read-only views of what was drawn).
   Object.defineProperty(window, '__jsprof', {
     value: Object.freeze({
       drawn: () => flame.drawn(),
+      eventsDrawn: () => events.drawn(),
+      ruler: () => ruler.last,
       renders: () => flame.renders.slice(),
       window: () => ({ ...flame.win }),
       state: () => ({ ...state }),
       zoom: (factor, at = 0.5) => { flame.key({ key: factor < 1 ? 'w' : 's', preventDefault() {} }); return flame.fetch(); },
-      setWindow: (from, to) => { flame.win = { from, to }; flame.draw(); return flame.fetch(); },
+      setWindow: (from, to) => {
+        flame.setWindow({ from, to }, false); // the ruler, tracks and header follow
+        clearTimeout(events.fetchTimer); // fetched here, now
+        return Promise.all([flame.fetch(), events.fetch()]).then(([f]) => f);
+      },
       draw: () => { flame.draw(); return flame.renders[flame.renders.length - 1]; },
     }),
   });
@@ -244,12 +260,16 @@ async function render() {
     tracks.select(t);
     if (shownThread !== t) {
       shownThread = t;
-      jobs.push(flame.setThread(t, bounds, win), activity.setThread(t, bounds));
+      jobs.push(flame.setThread(t, bounds, win), activity.setThread(t, bounds), events.setThread(t, bounds, flame.win));
     } else if (win && (win.from !== flame.win.from || win.to !== flame.win.to)) {
       flame.win = win;
-      jobs.push(flame.fetch());
+      events.win = { ...win };
+      jobs.push(flame.fetch(), events.fetch());
     }
-    activity.setRange(state.rfrom !== '' ? { from: Number(state.rfrom) * 1000, to: Number(state.rto) * 1000 } : null);
+    const range = state.rfrom !== '' ? { from: Number(state.rfrom) * 1000, to: Number(state.rto) * 1000 } : null;
+    activity.setRange(range);
+    ruler.range = range;
+    ruler.setWindow(flame.win);
     flame.search = state.q;
     flame.draw();
     const p = params();
@@ -266,6 +286,7 @@ async function render() {
     jobs.push(renderDetail());
     await Promise.all(jobs);
     activity.setWindow(flame.win);
+    ruler.setWindow(flame.win);
     showWindow(flame.win);
     root.dataset.renders = String(++renders);
     // Ready after the first complete render, and again after a render
