@@ -117,7 +117,7 @@ func buildEventFlame(ctx context.Context, p *profile.Profile, et *chrometrace.Ev
 			fx.evCat[e.Name] = uint8(c)
 		}
 	}
-	if err := fx.index(ctx, len(fx.es)); err != nil {
+	if err := fx.index(ctx); err != nil {
 		return nil, err
 	}
 	return fx, nil

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sort"
 
@@ -12,155 +13,319 @@ import (
 	"github.com/jsprof/jsprof/session"
 )
 
-// flameIndex is a thread's flame chart arranged for viewport queries: per
-// level, its entries in start order (entries on a level do not overlap, so
-// their ends are in order too). An entry id is an index into the session's
-// flame entries of a trace thread, or into its calls for a .cpuprofile
-// (whose flame chart is its calls at their depth); nothing is copied but
-// the per-level lists.
+// flameIndex is a thread's flame chart arranged for viewport queries, in
+// slots: level l's entries are the slots off[l]:off[l+1], in start order
+// (entries on a level do not overlap, so their ends are in order too).
+// ids[slot] is the entry's id: an index into the session's flame entries
+// of a trace thread (or of an event thread's, events.go), or into the
+// calls of a .cpuprofile in DevTools' order (its flame chart is its calls
+// at their depth).
+//
+// A trace's entries are the session's, read through ids. A .cpuprofile's
+// calls are not materialised (1.4 M of them take 56 MB as calls.Call): the
+// index walks the timeline once and keeps, per slot, what it draws and
+// details in 24 bytes (start, duration, self time, node, id).
 type flameIndex struct {
-	p        *profile.Profile
-	cs       []calls.Call
-	es       []calls.Entry   // nil for a .cpuprofile
-	ev       []profile.Event // the events es index: the profile's, or an event thread's
-	levels   [][]int32       // per level, entry ids by start
-	cum      [][]int64       // traces only: per level, cum[k] = Σ dur of the first k entries
-	frameCat []uint8         // per frame, its category (calls)
-	evCat    map[profile.StringID]uint8
-	evFrame  map[profile.StringID]profile.FrameID
+	p   *profile.Profile
+	off []int32 // len(levels)+1
+	ids []int32
+
+	// A .cpuprofile's calls, per slot.
+	cStart      []profile.Time
+	cDur, cSelf []uint32 // ns; long marks a value kept in longDur/longSelf
+	cNode       []profile.NodeID
+	longDur     map[int32]profile.Time // by slot
+	longSelf    map[int32]profile.Time
+	frameCat    []uint8 // per frame, its category (calls)
+
+	// A trace's entries, its calls and the events es index.
+	es    []calls.Entry
+	cs    []calls.Call
+	ev    []profile.Event
+	cum   [][]int64 // per level, cum[k] = Σ dur of its first k entries
+	evCat map[profile.StringID]uint8
+	// evFrame maps an event name to the session's frame for it.
+	evFrame map[profile.StringID]profile.FrameID
 }
+
+// long marks a duration of 2³²−1 ns (4.3 s) or more, kept in a map.
+const long = math.MaxUint32
 
 // buildFlame indexes the thread's flame chart: DevTools' entries for a
 // trace thread, the calls at their depth for a .cpuprofile.
 func buildFlame(ctx context.Context, th *session.Thread) (*flameIndex, error) {
 	p := th.Session().Profile
-	cs, err := th.Calls(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fx := &flameIndex{p: p, cs: cs, ev: p.Events, frameCat: make([]uint8, len(p.Frames))}
+	fx := &flameIndex{p: p, frameCat: make([]uint8, len(p.Frames))}
 	for i := range p.Frames {
 		c, _ := category.Frame(p, &p.Frames[i])
 		fx.frameCat[i] = uint8(c)
 	}
-	n := len(cs)
-	if th.IsTrace() {
-		if fx.es, err = th.FlameEntries(ctx); err != nil {
+	if !th.IsTrace() {
+		tl, err := th.Timeline(ctx)
+		if err != nil {
 			return nil, err
 		}
-		n = len(fx.es)
-		fx.evCat = map[profile.StringID]uint8{}
-		fx.evFrame = eventFrames(p)
-		for _, e := range fx.es {
-			if e.Event < 0 {
-				continue
+		if err := fx.walk(ctx, tl); err != nil {
+			return nil, err
+		}
+		return fx, nil
+	}
+	var err error
+	if fx.cs, err = th.Calls(ctx); err != nil {
+		return nil, err
+	}
+	if fx.es, err = th.FlameEntries(ctx); err != nil {
+		return nil, err
+	}
+	fx.ev = p.Events
+	fx.evCat = map[profile.StringID]uint8{}
+	fx.evFrame = eventFrames(p)
+	for _, e := range fx.es {
+		if e.Event < 0 {
+			continue
+		}
+		name := fx.ev[e.Event].Name
+		if _, ok := fx.evCat[name]; !ok {
+			c, _, found := category.Event(p, p.Str(name))
+			if !found {
+				c = profile.CatOther
 			}
-			name := fx.ev[e.Event].Name
-			if _, ok := fx.evCat[name]; !ok {
-				c, _, found := category.Event(p, p.Str(name))
-				if !found {
-					c = profile.CatOther
-				}
-				fx.evCat[name] = uint8(c)
-			}
+			fx.evCat[name] = uint8(c)
 		}
 	}
-	if err := fx.index(ctx, n); err != nil {
+	if err := fx.index(ctx); err != nil {
 		return nil, err
 	}
 	return fx, nil
 }
 
-// index arranges the n entries by level, in start order, and sums the
-// durations of traces.
-func (fx *flameIndex) index(ctx context.Context, n int) error {
-	for id := range int32(n) {
-		l := fx.level(id)
-		for int(l) >= len(fx.levels) {
-			fx.levels = append(fx.levels, nil)
+// index arranges a trace's entries (fx.es) in slots by level and start,
+// and sums their durations per level.
+func (fx *flameIndex) index(ctx context.Context) error {
+	var count []int32 // per level
+	for _, e := range fx.es {
+		for int(e.Level) >= len(count) {
+			count = append(count, 0)
 		}
-		fx.levels[l] = append(fx.levels[l], id)
+		count[e.Level]++
+	}
+	fx.off = make([]int32, len(count)+1)
+	for l, n := range count {
+		fx.off[l+1] = fx.off[l] + n
+	}
+	fx.ids = make([]int32, len(fx.es))
+	fill := slices.Clone(fx.off[:len(count)])
+	for id, e := range fx.es {
+		fx.ids[fill[e.Level]] = int32(id)
+		fill[e.Level]++
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for _, ids := range fx.levels {
-		byStart := func(a, b int32) int { return int(fx.start(a) - fx.start(b)) }
+	fx.cum = make([][]int64, len(count))
+	for l := range count {
+		ids := fx.ids[fx.off[l]:fx.off[l+1]]
+		byStart := func(a, b int32) int { return int(fx.es[a].Start - fx.es[b].Start) }
 		if !slices.IsSortedFunc(ids, byStart) {
 			slices.SortStableFunc(ids, byStart)
 		}
-	}
-	if fx.es != nil {
-		fx.cum = make([][]int64, len(fx.levels))
-		for l, ids := range fx.levels {
-			cum := make([]int64, len(ids)+1)
-			for k, id := range ids {
-				cum[k+1] = cum[k] + int64(fx.dur(id))
-			}
-			fx.cum[l] = cum
+		cum := make([]int64, len(ids)+1)
+		for k, id := range ids {
+			cum[k+1] = cum[k] + int64(fx.es[id].Dur)
 		}
+		fx.cum[l] = cum
 	}
 	return nil
 }
 
-func (fx *flameIndex) len() int {
-	if fx.es != nil {
-		return len(fx.es)
-	}
-	return len(fx.cs)
+// callSlots is the calls.Visitor that fills a .cpuprofile's slots in two
+// walks, so that nothing is materialised but the slots: the first counts
+// the calls per level, the second fills each level's slots in the order
+// its calls close, which is their start order. Ids follow the order the
+// calls open (DevTools' order, as session.Thread.Calls).
+type callSlots struct {
+	fx    *flameIndex
+	count []int32 // first walk: calls per level
+	fill  []int32 // second walk: the next slot per level
+	open  []int32 // ids of the open calls
+	next  int32
 }
+
+func (v *callSlots) Open(c *calls.Call) {
+	v.open = append(v.open, v.next)
+	v.next++
+}
+
+func (v *callSlots) Close(c *calls.Call) {
+	id := v.open[len(v.open)-1]
+	v.open = v.open[:len(v.open)-1]
+	if v.fill == nil {
+		for int(c.Depth) >= len(v.count) {
+			v.count = append(v.count, 0)
+		}
+		v.count[c.Depth]++
+		return
+	}
+	fx := v.fx
+	s := v.fill[c.Depth]
+	v.fill[c.Depth]++
+	fx.ids[s] = id
+	fx.cStart[s] = c.Start
+	fx.cDur[s] = short(c.Dur, s, fx.longDur)
+	fx.cSelf[s] = short(c.Self, s, fx.longSelf)
+	fx.cNode[s] = c.Node
+}
+
+// walk fills the slots of a .cpuprofile from its timeline.
+func (fx *flameIndex) walk(ctx context.Context, tl *calls.Timeline) error {
+	v := &callSlots{fx: fx}
+	tl.Walk(v)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n := int(v.next)
+	fx.off = make([]int32, len(v.count)+1)
+	for l, k := range v.count {
+		fx.off[l+1] = fx.off[l] + k
+	}
+	fx.ids = make([]int32, n)
+	fx.cStart = make([]profile.Time, n)
+	fx.cDur = make([]uint32, n)
+	fx.cSelf = make([]uint32, n)
+	fx.cNode = make([]profile.NodeID, n)
+	fx.longDur, fx.longSelf = map[int32]profile.Time{}, map[int32]profile.Time{}
+	v.fill, v.next = slices.Clone(fx.off[:len(v.count)]), 0
+	if v.fill == nil {
+		v.fill = []int32{}
+	}
+	tl.Walk(v)
+	return nil
+}
+
+// short returns t as a uint32, or long after keeping t in m at slot s.
+func short(t profile.Time, s int32, m map[int32]profile.Time) uint32 {
+	if t >= 0 && t < long {
+		return uint32(t)
+	}
+	m[s] = t
+	return long
+}
+
+func (fx *flameIndex) levels() int { return len(fx.off) - 1 }
+
+func (fx *flameIndex) len() int { return len(fx.ids) }
+
+// Per slot.
+
+func (fx *flameIndex) sStart(s int32) profile.Time {
+	if fx.es != nil {
+		return fx.es[fx.ids[s]].Start
+	}
+	return fx.cStart[s]
+}
+
+func (fx *flameIndex) sDur(s int32) profile.Time {
+	if fx.es != nil {
+		return fx.es[fx.ids[s]].Dur
+	}
+	if d := fx.cDur[s]; d != long {
+		return profile.Time(d)
+	}
+	return fx.longDur[s]
+}
+
+func (fx *flameIndex) sName(s int32) profile.StringID {
+	if fx.es != nil {
+		return fx.name(fx.ids[s])
+	}
+	return fx.p.NodeFrame(fx.cNode[s]).Name
+}
+
+func (fx *flameIndex) sCat(s int32) uint8 {
+	if fx.es != nil {
+		return fx.cat(fx.ids[s])
+	}
+	return fx.frameCat[fx.p.Nodes[fx.cNode[s]].Frame]
+}
+
+// slot returns the slot of entry id of a .cpuprofile and its level: ids
+// grow with the start on each level (calls open in time order), so a
+// binary search per level finds it.
+func (fx *flameIndex) slot(id int32) (s, level int32) {
+	for l := range fx.levels() {
+		ids := fx.ids[fx.off[l]:fx.off[l+1]]
+		if k, ok := slices.BinarySearch(ids, id); ok {
+			return fx.off[l] + int32(k), int32(l)
+		}
+	}
+	panic("flame index: no slot for an entry id") // ids are checked against len
+}
+
+// Per entry id (the API's).
 
 func (fx *flameIndex) level(id int32) int32 {
 	if fx.es != nil {
 		return fx.es[id].Level
 	}
-	return fx.cs[id].Depth
+	_, l := fx.slot(id)
+	return l
 }
 
 func (fx *flameIndex) start(id int32) profile.Time {
 	if fx.es != nil {
 		return fx.es[id].Start
 	}
-	return fx.cs[id].Start
+	s, _ := fx.slot(id)
+	return fx.cStart[s]
 }
 
 func (fx *flameIndex) dur(id int32) profile.Time {
 	if fx.es != nil {
 		return fx.es[id].Dur
 	}
-	return fx.cs[id].Dur
+	s, _ := fx.slot(id)
+	return fx.sDur(s)
 }
 
-// call returns the call of an entry, or nil for a trace event.
+// call returns the call of a trace entry, or nil for a trace event.
 func (fx *flameIndex) call(id int32) *calls.Call {
-	if fx.es == nil {
-		return &fx.cs[id]
-	}
 	if c := fx.es[id].Call; c >= 0 {
 		return &fx.cs[c]
 	}
 	return nil
 }
 
+// node returns the node of an entry that is a call, else false.
+func (fx *flameIndex) node(id int32) (profile.NodeID, bool) {
+	if fx.es == nil {
+		s, _ := fx.slot(id)
+		return fx.cNode[s], true
+	}
+	if c := fx.call(id); c != nil {
+		return c.Node, true
+	}
+	return 0, false
+}
+
 // frame returns the entry's frame: its call's, or the session's frame for
 // the event's name.
 func (fx *flameIndex) frame(id int32) profile.FrameID {
-	if c := fx.call(id); c != nil {
-		return fx.p.Nodes[c.Node].Frame
+	if n, ok := fx.node(id); ok {
+		return fx.p.Nodes[n].Frame
 	}
 	return fx.evFrame[fx.ev[fx.es[id].Event].Name]
 }
 
 func (fx *flameIndex) name(id int32) profile.StringID {
-	if c := fx.call(id); c != nil {
-		return fx.p.NodeFrame(c.Node).Name
+	if n, ok := fx.node(id); ok {
+		return fx.p.NodeFrame(n).Name
 	}
 	return fx.ev[fx.es[id].Event].Name
 }
 
 func (fx *flameIndex) cat(id int32) uint8 {
-	if c := fx.call(id); c != nil {
-		return fx.frameCat[fx.p.Nodes[c.Node].Frame]
+	if n, ok := fx.node(id); ok {
+		return fx.frameCat[fx.p.Nodes[n].Frame]
 	}
 	return fx.evCat[fx.ev[fx.es[id].Event].Name]
 }
@@ -180,17 +345,24 @@ func eventFrames(p *profile.Profile) map[profile.StringID]profile.FrameID {
 // selfTime returns an entry's self time: a call's own, else its duration
 // less that of the entries one level deeper that start within it.
 func (fx *flameIndex) selfTime(id int32) profile.Time {
+	if fx.es == nil {
+		s, _ := fx.slot(id)
+		if v := fx.cSelf[s]; v != long {
+			return profile.Time(v)
+		}
+		return fx.longSelf[s]
+	}
 	if c := fx.call(id); c != nil {
 		return c.Self
 	}
 	l := fx.level(id) + 1
-	if int(l) >= len(fx.levels) {
+	if int(l) >= fx.levels() {
 		return fx.dur(id)
 	}
-	ids := fx.levels[l]
+	lo, hi := fx.off[l], fx.off[l+1]
 	s, e := fx.start(id), fx.start(id)+fx.dur(id)
-	i := sort.Search(len(ids), func(k int) bool { return fx.start(ids[k]) >= s })
-	j := sort.Search(len(ids), func(k int) bool { return fx.start(ids[k]) >= e })
+	i := sort.Search(int(hi-lo), func(k int) bool { return fx.sStart(lo+int32(k)) >= s })
+	j := sort.Search(int(hi-lo), func(k int) bool { return fx.sStart(lo+int32(k)) >= e })
 	return max(0, fx.dur(id)-profile.Time(fx.cum[l][j]-fx.cum[l][i]))
 }
 
@@ -200,7 +372,7 @@ func (fx *flameIndex) selfTime(id int32) profile.Time {
 // category of the first). origin is subtracted from the times written.
 func (fx *flameIndex) boxes(from, to, origin profile.Time, width int) report.FlameBoxes {
 	p := fx.p
-	out := report.FlameBoxes{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Levels: len(fx.levels),
+	out := report.FlameBoxes{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Levels: fx.levels(),
 		Level: []int32{}, Start: []report.Micros{}, Dur: []report.Micros{}, Name: []int32{}, Cat: []uint16{}, ID: []int32{}, Count: []int32{}, Names: []string{}}
 	px := float64(to-from) / float64(width) // ns per pixel
 	names := map[profile.StringID]int32{}
@@ -213,45 +385,45 @@ func (fx *flameIndex) boxes(from, to, origin profile.Time, width int) report.Fla
 		out.ID = append(out.ID, id)
 		out.Count = append(out.Count, count)
 	}
-	wide := func(id int32) bool { return float64(fx.dur(id)) >= px }
-	for l, ids := range fx.levels {
+	wide := func(s int32) bool { return float64(fx.sDur(s)) >= px }
+	end := func(s int32) profile.Time { return fx.sStart(s) + fx.sDur(s) }
+	for l := range int32(fx.levels()) {
+		lo, hi := fx.off[l], fx.off[l+1]
 		// The first entry ending after from.
-		i := sort.Search(len(ids), func(k int) bool { id := ids[k]; return fx.start(id)+fx.dur(id) > from })
-		for i < len(ids) {
-			id := ids[i]
-			s := fx.start(id)
+		i := lo + int32(sort.Search(int(hi-lo), func(k int) bool { return end(lo+int32(k)) > from }))
+		for i < hi {
+			s := fx.sStart(i)
 			if s >= to {
 				break
 			}
-			if wide(id) {
-				emit(int32(l), s, fx.dur(id), nameIndex(p, &out, names, fx.name(id)), fx.cat(id), id, 1)
+			if wide(i) {
+				emit(l, s, fx.sDur(i), nameIndex(p, &out, names, fx.sName(i)), fx.sCat(i), fx.ids[i], 1)
 				i++
 				continue
 			}
 			// A run of narrow entries, each starting within a pixel of the
 			// run's end: jump a pixel at a time.
-			j, end := i+1, s+fx.dur(id)
-			for j < len(ids) {
-				lim := end + profile.Time(px)
-				k := j + sort.Search(len(ids)-j, func(m int) bool { return fx.start(ids[j+m]) >= lim })
+			j, runEnd := i+1, end(i)
+			for j < hi {
+				lim := runEnd + profile.Time(px)
+				k := j + int32(sort.Search(int(hi-j), func(m int) bool { return fx.sStart(j+int32(m)) >= lim }))
 				// A wide entry can only be the last of them (it ends after lim).
-				if k > j && wide(ids[k-1]) {
+				if k > j && wide(k-1) {
 					k--
 				}
 				if k == j {
 					break
 				}
-				last := ids[k-1]
-				end = max(end, fx.start(last)+fx.dur(last))
+				runEnd = max(runEnd, end(k-1))
 				j = k
-				if k < len(ids) && wide(ids[k]) && fx.start(ids[k]) < lim {
+				if k < hi && wide(k) && fx.sStart(k) < lim {
 					break
 				}
 			}
 			if j == i+1 {
-				emit(int32(l), s, fx.dur(id), nameIndex(p, &out, names, fx.name(id)), fx.cat(id), id, 1)
+				emit(l, s, fx.sDur(i), nameIndex(p, &out, names, fx.sName(i)), fx.sCat(i), fx.ids[i], 1)
 			} else {
-				emit(int32(l), s, end-s, -1, fx.cat(id), -1, int32(j-i))
+				emit(l, s, runEnd-s, -1, fx.sCat(i), -1, j-i)
 			}
 			i = j
 		}

@@ -298,7 +298,15 @@ func firstDiff(a, b []report.TreeNode) string {
 // merged, never lost.
 func TestFlameBoxes(t *testing.T) {
 	t.Parallel()
-	files := []string{testdata("mix.cpuprofile"), testdata("deep-stack.cpuprofile")}
+	// Calls of 4.3 s and more (durations past uint32 ns).
+	long := filepath.Join(t.TempDir(), "long.cpuprofile")
+	if err := os.WriteFile(long, []byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2]},
+		{"id":2,"callFrame":{"functionName":"main","scriptId":"1","url":"a.js","lineNumber":0,"columnNumber":0},"children":[3]},
+		{"id":3,"callFrame":{"functionName":"work","scriptId":"1","url":"a.js","lineNumber":5,"columnNumber":0}}],
+		"startTime":0,"endTime":16000000,"samples":[2,3,3,2,3,2],"timeDeltas":[0,3000000,3000000,1000,5000000,1000]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{testdata("mix.cpuprofile"), testdata("deep-stack.cpuprofile"), long}
 	if p := filepath.Join(proftest.RepoRoot(), "..", "shared", "corpus", "devtools", "recursive-counting-js.json.gz"); exists(p) {
 		files = append(files, p)
 	}
@@ -318,6 +326,21 @@ func TestFlameBoxes(t *testing.T) {
 			var fb report.FlameBoxes
 			get(t, h, fmt.Sprintf("/api/flame?t=%d&from=%s&to=%s&width=%d", info.Default, us(w.from), us(w.to), w.width), &fb)
 			checkBoxes(t, filepath.Base(file), fb, want, w.from, w.to, w.width)
+		}
+		// /api/entry details any entry as the session has it (the flame
+		// index keeps a .cpuprofile's calls in its own compact slots).
+		th0 := sess.Threads()[info.Default]
+		cs, _ := th0.Calls(context.Background())
+		for _, id := range []int{0, 1, len(want) / 3, len(want) / 2, len(want) - 1} {
+			var fe report.FlameEntry
+			get(t, h, fmt.Sprintf("/api/entry?t=%d&id=%d", info.Default, id), &fe)
+			e := want[id]
+			if fe.Level != e.level || int64(fe.StartUs) != e.start || int64(fe.DurUs) != e.dur || fe.Name != e.name {
+				t.Errorf("%s: entry %d: got %+v, want %+v", filepath.Base(file), id, fe, e)
+			}
+			if !th0.IsTrace() && fe.SelfUs != report.Micros(cs[id].Self) {
+				t.Errorf("%s: entry %d: got self %d ns, want the call's %d", filepath.Base(file), id, fe.SelfUs, cs[id].Self)
+			}
 		}
 	}
 }
