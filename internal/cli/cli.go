@@ -67,6 +67,7 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	phases *phaseLog // JSPROF_DEBUG_PHASES; nil otherwise
 }
 
 type command struct {
@@ -109,7 +110,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if c.name != args[0] {
 			continue
 		}
+		e.phases = newPhaseLog(stderr)
+		stopProfile := startCPUProfile(stderr)
 		err := c.run(e, args[1:])
+		stopProfile()
+		e.phases.finish()
 		if err == nil && out.err != nil {
 			err = fmt.Errorf("writing output: %w", out.err)
 		}

@@ -19,6 +19,8 @@ type progress struct {
 	done  chan struct{}
 	wg    sync.WaitGroup
 	drawn bool
+	// phases, if not nil, records each phase's cost (JSPROF_DEBUG_PHASES).
+	phases *phaseLog
 }
 
 func isTerminal(w io.Writer) bool {
@@ -60,7 +62,7 @@ func startProgress(w io.Writer, total int64) *progress {
 }
 
 func (p *progress) setRead(n int64)     { p.read.Store(n) }
-func (p *progress) setPhase(s string)   { p.phase.Store(s) }
+func (p *progress) setPhase(s string)   { p.phase.Store(s); p.phases.mark(s) }
 func (p *progress) stop()               { close(p.done); p.wg.Wait() }
 func (p *progress) phaseString() string { return p.phase.Load().(string) }
 
