@@ -42,6 +42,10 @@ type Info struct {
 	// that the format's reader explains what is wrong with an object that is
 	// no format at all, which helps more than "unrecognized".
 	Fallback bool
+	// Signature, for a Fallback format, reports whether a head cut short is
+	// surely in this format (a .cpuprofile whose first member is one of its
+	// own keys): then the input is not sniffed again once read whole.
+	Signature func(head []byte) bool
 	// Compresses tells that the writer gzips its output itself: a ".gz"
 	// output name adds no second layer.
 	Compresses bool
@@ -63,12 +67,13 @@ var Formats = []Info{
 		Writes: "V8 .cpuprofile (current form), one thread: the one --thread selects, or the only one. " +
 			"A call graph (XS) is made acyclic first the way XS does it (back edges of a depth-first walk " +
 			"from the root are dropped); the count is reported on stderr.",
-		Exts:     []string{".cpuprofile"},
-		In:       true,
-		Out:      true,
-		Sniff:    isObject,
-		Fallback: true,
-		parse:    func(data []byte, opts Options) (*profile.Profile, error) { return v8.ParseBytes(data, opts.V8Limits) },
+		Exts:      []string{".cpuprofile"},
+		In:        true,
+		Out:       true,
+		Sniff:     isObject,
+		Fallback:  true,
+		Signature: v8.Sniff,
+		parse:     func(data []byte, opts Options) (*profile.Profile, error) { return v8.ParseBytes(data, opts.V8Limits) },
 	},
 	{
 		Name:        "trace",
