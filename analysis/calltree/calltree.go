@@ -77,10 +77,24 @@ type Tree struct {
 	clip      bool
 	from, to  profile.Time
 	childClip []profile.Time
+
+	// A tree made from the samples keeps, for CallIntervals, the top-down
+	// node of each model node and of each GC node (by the model node it is
+	// stacked on).
+	sampleTD []int32
+	gcTD     map[int32]int32
 }
 
 // Build aggregates the calls of the timeline (DevTools' forEachFrame walk).
 func Build(tl *calls.Timeline) *Tree {
+	if t := fromSamples(tl, false, 0, 0); t != nil {
+		return t
+	}
+	return buildWalk(tl)
+}
+
+// buildWalk is Build by DevTools' walk, call by call.
+func buildWalk(tl *calls.Timeline) *Tree {
 	return build(tl, func(t *Tree) { tl.Walk(t) })
 }
 
@@ -88,6 +102,14 @@ func Build(tl *calls.Timeline) *Tree {
 // DevTools' trees clip events to their window (a call's self is its clipped
 // duration minus its children's); calls outside it add nothing.
 func BuildWindow(tl *calls.Timeline, from, to profile.Time) *Tree {
+	if t := fromSamples(tl, true, from, to); t != nil {
+		return t
+	}
+	return buildWindowWalk(tl, from, to)
+}
+
+// buildWindowWalk is BuildWindow by DevTools' walk, call by call.
+func buildWindowWalk(tl *calls.Timeline, from, to profile.Time) *Tree {
 	return build(tl, func(t *Tree) {
 		t.clip, t.from, t.to = true, from, to
 		t.childClip = []profile.Time{0}

@@ -103,6 +103,10 @@ func (t *Tree) EntryIntervals(entries []Entry, from, to profile.Time, yield func
 // CallIntervals is EntryIntervals for a tree made by Build or BuildWindow
 // of tl (window [from, to]).
 func (t *Tree) CallIntervals(tl *calls.Timeline, from, to profile.Time, yield func(Interval) bool) {
+	if t.sampleTD != nil {
+		t.sampleIntervals(tl, from, to, yield)
+		return
+	}
 	w := &callIntervals{intervalWalk{t: t, from: from, to: to, last: from, yield: yield}, tl.Profile}
 	tl.Walk(w)
 	w.emit(to)

@@ -1,0 +1,291 @@
+package calltree
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// Trees of a tree-shaped thread from its samples, without the calls.
+//
+// DevTools' forEachFrame walk makes one call per entry of a node onto the
+// stack, so its cost is the number of calls: 1.4 M for the 48 MB DevTools
+// fixture, 43 M for a 50 MB recording of a deep recursion. For a tree-shaped
+// thread every number of the trees is a sum over samples instead:
+//
+//   - a call's duration is the union of the sample intervals whose stack
+//     holds it, so a top-down node's total is the sum of the intervals of the
+//     samples under it, and its self those of the samples at it (clipped to
+//     the window as the calls would be);
+//   - the calls a sample opens are the nodes from its own up to (not
+//     including) the lowest common ancestor with the previous sample's
+//     node, so a node's call count is a subtree sum of +1 at each sample's
+//     node and −1 at each such ancestor;
+//   - a function's total counts its outermost calls: the totals of the
+//     top-down nodes with no ancestor of the same function;
+//   - the walk's GC rule (a (garbage collector) sample stacked on the
+//     previous sample's stack) makes a GC node under each such parent.
+//
+// Top-down nodes and functions are numbered in the order the walk would
+// create them (by the sample that first opens them, then by depth), so the
+// tree is the walk's, node for node. The cost is one pass over the samples,
+// one lowest-common-ancestor climb per change of node (bounded by the
+// depth change), and passes over the nodes.
+//
+// Times are the timeline's int64 ns; the walk computes a call's duration
+// and self as DevTools does, in float ms, and agrees with these sums within
+// a nanosecond while a thread's times stay below 2^50 ns (13 days): a
+// profile on an epoch clock (XS) keeps the walk, with DevTools' rounding.
+
+// maxSampleTreeTime bounds the times for which the walk's float ms equal
+// the samples' ns (see above).
+const maxSampleTreeTime = 1 << 50
+
+// fromSamples returns the tree of tl over [from, to] (clip) or over all its
+// time, or nil when the thread is not a tree or its times are too large for
+// the sums to equal the walk's.
+func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
+	p, thr := tl.Profile, &tl.Profile.Threads[tl.Thread]
+	n := len(tl.Samples)
+	nn := len(tl.Node)
+	if thr.Shape != profile.ShapeTree || nn != thr.Nodes.Len() || n == 0 {
+		return nil
+	}
+	base := profile.NodeID(thr.Nodes.Start)
+	for x, nd := range tl.Node {
+		if nd != base+profile.NodeID(x) {
+			return nil
+		}
+	}
+	times := tl.Times
+	end := times[n]
+	if end == 0 {
+		end = thr.EndAsDevTools() // DevTools: timestamps[n] || profileEndTime
+	}
+	if tmax := max(abs(times[0]), abs(times[n-1]), abs(end)); tmax >= maxSampleTreeTime {
+		return nil
+	}
+
+	// One pass over the samples: self time and first sample per node, call
+	// counts as differences, and the GC samples' parents.
+	self := make([]profile.Time, nn)
+	first := make([]int32, nn)
+	for i := range first {
+		first[i] = int32(n)
+	}
+	inc := make([]int32, nn)
+	type gcKey = int32 // the node the GC sample is stacked on
+	type gcAt struct {
+		self  profile.Time
+		calls int32
+		first int32
+	}
+	var gcs map[gcKey]*gcAt
+	gc := tl.GC
+	par, depth := tl.Parent, tl.Depth
+	prev := int32(0) // the root
+	gcParent := int32(-1)
+	for i, x := range tl.Samples {
+		t0 := times[i]
+		t1 := end
+		if i+1 < n {
+			t1 = times[i+1]
+		}
+		d := t1 - t0
+		if clip {
+			d = max(0, min(t1, to)-max(t0, from))
+		}
+		if x == gc && gc >= 0 {
+			if prev != gc {
+				gcParent = prev
+			}
+			g := gcs[gcParent]
+			if g == nil {
+				if gcs == nil {
+					gcs = map[gcKey]*gcAt{}
+				}
+				g = &gcAt{first: int32(i)}
+				gcs[gcParent] = g
+			}
+			if prev != gc {
+				g.calls++
+			}
+			g.self += d
+			prev = gc
+			continue
+		}
+		a := prev
+		if a == gc && gc >= 0 {
+			a = gcParent
+		}
+		if x != a {
+			inc[x]++
+			b := x
+			for depth[a] > depth[b] {
+				a = par[a]
+			}
+			for depth[b] > depth[a] {
+				b = par[b]
+			}
+			for a != b {
+				a, b = par[a], par[b]
+			}
+			inc[a]--
+		}
+		self[x] += d
+		if first[x] == int32(n) {
+			first[x] = int32(i)
+		}
+		prev = x
+	}
+
+	// Subtree sums, children before parents (a node's parent has a smaller
+	// index): calls, and the first sample that opens each node.
+	for x := nn - 1; x > 0; x-- {
+		if q := par[x]; q >= 0 {
+			inc[q] += inc[x]
+			first[q] = min(first[q], first[x])
+		}
+	}
+
+	// The opened nodes (and GC nodes) in the walk's creation order.
+	type item struct {
+		first, depth int32
+		x            int32 // model node index, or −1 for a GC node
+		gcParent     int32
+	}
+	items := make([]item, 0, nn)
+	for x := 1; x < nn; x++ {
+		if first[x] < int32(n) {
+			items = append(items, item{first: first[x], depth: depth[x], x: int32(x)})
+		}
+	}
+	for g, at := range gcs {
+		d := int32(0)
+		if g >= 0 {
+			d = depth[g] + 1
+		}
+		items = append(items, item{first: at.first, depth: d, x: -1, gcParent: g})
+	}
+	slices.SortFunc(items, func(a, b item) int {
+		if c := cmp.Compare(a.first, b.first); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.depth, b.depth)
+	})
+
+	t := newTree(p, tl.Thread)
+	td := make([]int32, nn) // model node → top-down node
+	t.sampleTD = td
+	for _, it := range items {
+		if it.x < 0 {
+			pt := int32(0)
+			if it.gcParent > 0 {
+				pt = td[it.gcParent]
+			}
+			nd := t.child(pt, t.funcID(p.Nodes[base+profile.NodeID(gc)].Frame))
+			if t.gcTD == nil {
+				t.gcTD = map[int32]int32{}
+			}
+			t.gcTD[it.gcParent] = nd
+			at := gcs[it.gcParent]
+			t.addSelf(nd, gc, at.self, int(at.calls))
+			continue
+		}
+		x := it.x
+		pt := int32(0)
+		if q := par[x]; q > 0 {
+			pt = td[q]
+		}
+		nd := t.child(pt, t.funcID(p.Nodes[base+profile.NodeID(x)].Frame))
+		td[x] = nd
+		t.addSelf(nd, x, self[x], int(inc[x]))
+	}
+	// Totals: a node's self plus its children's totals (children were
+	// made after their parents).
+	nodes := t.TopDown
+	for k := len(nodes) - 1; k > 0; k-- {
+		nodes[k].Total += nodes[k].Self
+		nodes[nodes[k].Parent].Total += nodes[k].Total
+	}
+	nodes[0].Total = 0
+	for c := nodes[0].FirstChild; c >= 0; c = nodes[c].NextSibling {
+		nodes[0].Total += nodes[c].Total
+	}
+	outer := t.outermost()
+	for k := 1; k < len(nodes); k++ {
+		f := &t.Funcs[nodes[k].Func]
+		f.Self += nodes[k].Self
+		f.Calls += nodes[k].Calls
+		if outer[k] {
+			f.Total += nodes[k].Total
+		}
+	}
+	return t
+}
+
+// sampleIntervals is CallIntervals for a tree made from the samples: the
+// innermost node of each run of samples is the top-down node of the run's
+// model node (of its GC node for a GC sample), so the intervals come from
+// the samples, one per run, not from the calls.
+func (t *Tree) sampleIntervals(tl *calls.Timeline, from, to profile.Time, yield func(Interval) bool) {
+	n := len(tl.Samples)
+	times := tl.Times
+	end := times[n]
+	if end == 0 {
+		end = tl.Profile.Threads[tl.Thread].EndAsDevTools()
+	}
+	gc := tl.GC
+	cur, curStart := int32(0), from // the run being gathered
+	emit := func(at profile.Time, node int32) bool {
+		at = min(max(at, from), to)
+		if node == cur {
+			return true
+		}
+		if at > curStart {
+			if !yield(Interval{curStart, at, cur}) {
+				return false
+			}
+			curStart = at
+		}
+		cur = node
+		return true
+	}
+	prev, gcParent := int32(0), int32(-1)
+	for i, x := range tl.Samples {
+		var node int32
+		if x == gc && gc >= 0 {
+			if prev != gc {
+				gcParent = prev
+			}
+			node = t.gcTD[gcParent]
+		} else {
+			node = t.sampleTD[x]
+		}
+		prev = x
+		if !emit(times[i], node) {
+			return
+		}
+	}
+	if emit(end, 0) && to > curStart {
+		yield(Interval{curStart, to, cur})
+	}
+}
+
+// addSelf adds a model node's self time and calls to top-down node nd.
+func (t *Tree) addSelf(nd int32, x int32, self profile.Time, calls int) {
+	t.TopDown[nd].Self += self
+	t.TopDown[nd].Calls += calls
+	t.NodeSelf[x] += self
+	t.Calls += calls
+	t.pathSelf[[2]int32{nd, x}] += self // every opened pair, as the walk keeps them
+}
+
+func abs(t profile.Time) profile.Time {
+	if t < 0 {
+		return -t
+	}
+	return t
+}

@@ -1,0 +1,172 @@
+package calltree
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/format"
+	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// TestSamplesMatchWalk checks that the trees summed from the samples are the
+// trees of DevTools' walk, node for node and function for function, in the
+// same order: on every .cpuprofile and trace thread of testdata and the
+// shared corpus, on generated shapes, over the whole time and over windows.
+// Times are equal to the nanosecond (the walk's float ms could round a call
+// by a nanosecond; on none of these inputs does it).
+func TestSamplesMatchWalk(t *testing.T) {
+	var paths []string
+	root := proftest.RepoRoot()
+	filepath.WalkDir(filepath.Join(root, "testdata"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".cpuprofile") || strings.HasSuffix(p, ".json")) {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if corpus := filepath.Join(root, "..", "shared", "corpus"); dirExists(corpus) {
+		filepath.WalkDir(corpus, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.Contains(p, ".cpuprofile") || strings.HasSuffix(p, ".json.gz") || strings.HasSuffix(p, ".json")) {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	} else {
+		t.Log("../shared/corpus is absent: testdata and generated profiles only")
+	}
+	type input struct {
+		name string
+		p    *profile.Profile
+	}
+	var inputs []input
+	for _, path := range paths {
+		p, err := format.ReadFile(path, nil, format.Options{})
+		if err != nil {
+			continue // not a profile (a README's JSON, a hostile case)
+		}
+		inputs = append(inputs, input{strings.TrimPrefix(path, root), p})
+	}
+	for _, sh := range proftest.Shapes {
+		var buf bytes.Buffer
+		if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.02, 3); err != nil {
+			t.Fatal(err)
+		}
+		p, err := format.Parse(buf.Bytes(), format.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{"shape " + sh.Name, p})
+	}
+	threads, fast := 0, 0
+	for _, in := range inputs {
+		for th := range in.p.Threads {
+			tl, err := calls.NewTimeline(in.p, profile.ThreadID(th))
+			if err != nil || len(tl.Samples) == 0 {
+				continue
+			}
+			threads++
+			name := fmt.Sprintf("%s thread %d", in.name, th)
+			if fromSamples(tl, false, 0, 0) == nil {
+				continue // a call graph (XS), or an epoch clock
+			}
+			fast++
+			compareTrees(t, name, fromSamples(tl, false, 0, 0), buildWalk(tl))
+			n := len(tl.Times)
+			span := tl.Times[n-1] - tl.Times[0]
+			for _, w := range [][2]profile.Time{{tl.Times[0] - 1000, tl.Times[n-1] + 1000}, {tl.Times[0] + span/3, tl.Times[0] + span/2}, {tl.Times[n-1] + 10, tl.Times[n-1] + 20}} {
+				wname := fmt.Sprintf("%s window %v", name, w)
+				got, want := fromSamples(tl, true, w[0], w[1]), buildWindowWalk(tl, w[0], w[1])
+				compareTrees(t, wname, got, want)
+				compareIntervals(t, wname, intervals(got, tl, w[0], w[1]), intervals(want, tl, w[0], w[1]))
+			}
+		}
+	}
+	t.Logf("%d threads; %d tree-shaped, compared whole and in 3 windows", threads, fast)
+	if fast == 0 {
+		t.Fatal("no thread compared")
+	}
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func compareTrees(t *testing.T, name string, got, want *Tree) {
+	t.Helper()
+	near := func(a, b profile.Time, _ int) bool { return a == b }
+	if got.Calls != want.Calls || len(got.TopDown) != len(want.TopDown) || len(got.Funcs) != len(want.Funcs) {
+		t.Errorf("%s: %d calls, %d nodes, %d functions; walk: %d, %d, %d", name,
+			got.Calls, len(got.TopDown), len(got.Funcs), want.Calls, len(want.TopDown), len(want.Funcs))
+		return
+	}
+	bad := 0
+	for i := range want.TopDown {
+		g, w := got.TopDown[i], want.TopDown[i]
+		if g.Func != w.Func || g.Parent != w.Parent || g.FirstChild != w.FirstChild || g.NextSibling != w.NextSibling || g.Calls != w.Calls ||
+			!near(g.Self, w.Self, w.Calls) || !near(g.Total, w.Total, w.Calls) {
+			if bad++; bad <= 3 {
+				t.Errorf("%s: node %d = %+v, walk %+v", name, i, g, w)
+			}
+		}
+	}
+	for i := range want.Funcs {
+		g, w := got.Funcs[i], want.Funcs[i]
+		if g.Key != w.Key || g.Frame != w.Frame || g.Calls != w.Calls || !near(g.Self, w.Self, w.Calls) || !near(g.Total, w.Total, w.Calls) {
+			if bad++; bad <= 6 {
+				t.Errorf("%s: function %d = %+v, walk %+v", name, i, g, w)
+			}
+		}
+	}
+	for i := range want.NodeSelf {
+		if !near(got.NodeSelf[i], want.NodeSelf[i], 1000) {
+			if bad++; bad <= 9 {
+				t.Errorf("%s: model node %d self %d, walk %d", name, i, got.NodeSelf[i], want.NodeSelf[i])
+			}
+		}
+	}
+	if len(got.pathSelf) != len(want.pathSelf) {
+		t.Errorf("%s: %d (path, node) pairs, walk %d", name, len(got.pathSelf), len(want.pathSelf))
+	}
+	for k, w := range want.pathSelf {
+		if g, ok := got.pathSelf[k]; !ok || !near(g, w, 1000) {
+			if bad++; bad <= 12 {
+				t.Errorf("%s: pair %v self %d (%v), walk %d", name, k, g, ok, w)
+			}
+		}
+	}
+}
+
+// intervals returns the tree's CallIntervals with adjacent ones of the same
+// node merged (the walk yields one per call boundary, the samples one per
+// run).
+func intervals(t *Tree, tl *calls.Timeline, from, to profile.Time) []Interval {
+	var out []Interval
+	t.CallIntervals(tl, from, to, func(iv Interval) bool {
+		if k := len(out) - 1; k >= 0 && out[k].Node == iv.Node && out[k].End == iv.Start {
+			out[k].End = iv.End
+		} else {
+			out = append(out, iv)
+		}
+		return true
+	})
+	return out
+}
+
+func compareIntervals(t *testing.T, name string, got, want []Interval) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d intervals, walk %d", name, len(got), len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Errorf("%s: interval %d = %+v, walk %+v", name, i, got[i], want[i])
+			return
+		}
+	}
+}
