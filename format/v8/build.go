@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/profile"
@@ -284,7 +285,15 @@ func (p *parser) appendThread(th profile.Thread) error {
 	sampleBase := len(prof.Samples.Node)
 	s := &prof.Samples
 	s.Node = slices.Grow(s.Node, ns)
-	s.Time = slices.Grow(s.Time, ns)
+	if cap(s.Time) == 0 && len(times) > 0 {
+		// The first thread's times are written over the array they were
+		// read into (sample i goes to index ≤ i): a 35 M-sample profile
+		// needs no second 280 MB array. The parser lets go of it.
+		s.Time = unsafe.Slice((*profile.Time)(unsafe.SliceData(times)), len(times))[:0]
+		p.deltas, p.timestamps = nil, nil
+	} else {
+		s.Time = slices.Grow(s.Time, ns)
+	}
 	withLines := p.lines != nil || s.Line != nil
 	if withLines && s.Line == nil {
 		s.Line = make([]int32, sampleBase, sampleBase+ns)
@@ -428,7 +437,37 @@ func (p *parser) fixLegacyIDs() {
 // sortSamples stably sorts the samples from index base on by time, as
 // DevTools' sortSamples does, moving every column.
 func sortSamples(s *profile.Samples, base int) {
+	// V8's out-of-order samples are a few, each a few places early: an
+	// insertion sort moves them in linear time. A hostile input (samples in
+	// reverse) would make it quadratic, so past a budget of moves it hands
+	// over to a stable sort (of the partly sorted samples: insertion keeps
+	// equal times in their order, so the result is the same).
 	times := s.Time[base:]
+	budget := 4*len(times) + 1024
+	sorted := true
+	for i := 1; i < len(times); i++ {
+		t := times[i]
+		if t >= times[i-1] {
+			continue
+		}
+		j := i
+		for j > 0 && times[j-1] > t {
+			j--
+		}
+		if budget -= i - j; budget < 0 {
+			sorted = false
+			break
+		}
+		rotate(s.Time[base+j : base+i+1])
+		rotate(s.Node[base+j : base+i+1])
+		if s.Line != nil {
+			rotate(s.Line[base+j : base+i+1])
+			rotate(s.Column[base+j : base+i+1])
+		}
+	}
+	if sorted {
+		return
+	}
 	idx := make([]int32, len(times))
 	for i := range idx {
 		idx[i] = int32(i)
@@ -440,6 +479,13 @@ func sortSamples(s *profile.Samples, base int) {
 		permute(s.Line[base:], idx)
 		permute(s.Column[base:], idx)
 	}
+}
+
+// rotate moves the last element of v to its front.
+func rotate[T any](v []T) {
+	last := v[len(v)-1]
+	copy(v[1:], v[:len(v)-1])
+	v[0] = last
 }
 
 func permute[T any](v []T, idx []int32) {

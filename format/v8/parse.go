@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -281,6 +282,7 @@ func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {
 	if err := s.BeginArray(); err != nil {
 		return dst, p.fail(s.Offset(), path, err)
 	}
+	dst = slices.Grow(dst, s.CountElems())
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil {

@@ -1,0 +1,66 @@
+package v8
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/jsprof/jsprof/profile"
+)
+
+// TestSortSamples checks the insertion sort of out-of-order samples, and its
+// hand-over to a stable sort past its budget, against a stable sort by time:
+// nearly sorted samples (V8's), samples in reverse, random ones, with ties,
+// with lines and a base.
+func TestSortSamples(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name string
+		time func(i, n int) profile.Time
+	}{
+		{"nearly sorted", func(i, n int) profile.Time { return profile.Time(i*10 - r.IntN(3)*25) }},
+		{"reverse", func(i, n int) profile.Time { return profile.Time(n - i) }},
+		{"random with ties", func(i, n int) profile.Time { return profile.Time(r.IntN(50)) }},
+		{"one far back", func(i, n int) profile.Time {
+			if i == n-1 {
+				return -1
+			}
+			return profile.Time(i)
+		}},
+	} {
+		for _, n := range []int{2, 10, 5000} {
+			base := 3
+			s := &profile.Samples{}
+			for i := range n + base {
+				s.Node = append(s.Node, profile.NodeID(i))
+				s.Time = append(s.Time, tc.time(i, n+base))
+				s.Line = append(s.Line, int32(i))
+				s.Column = append(s.Column, int32(-i))
+			}
+			for i := range base {
+				s.Time[i] = 1 << 40 // not part of the sorted range
+			}
+			type row struct {
+				node profile.NodeID
+				t    profile.Time
+			}
+			var want []row
+			for i := base; i < len(s.Node); i++ {
+				want = append(want, row{s.Node[i], s.Time[i]})
+			}
+			slices.SortStableFunc(want, func(a, b row) int { return cmpInt64(int64(a.t), int64(b.t)) })
+			sortSamples(s, base)
+			for i, w := range want {
+				k := base + i
+				if s.Node[k] != w.node || s.Time[k] != w.t || s.Line[k] != int32(w.node) || s.Column[k] != -int32(w.node) {
+					t.Fatalf("%s n=%d: sample %d = node %d time %d line %d, want node %d time %d", tc.name, n, i, s.Node[k], s.Time[k], s.Line[k], w.node, w.t)
+				}
+			}
+			for i := range base {
+				if s.Node[i] != profile.NodeID(i) {
+					t.Fatalf("%s: sample %d before base moved", tc.name, i)
+				}
+			}
+		}
+	}
+}
