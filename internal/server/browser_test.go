@@ -153,11 +153,12 @@ func (v *viewer) screenshot(name string) string {
 	return p
 }
 
-// inked returns the share of non-white pixels of a canvas.
+// inked returns the share of non-white pixels of a canvas (the time
+// grid's faint lines, #efeff3, count as white).
 func (v *viewer) inked(id string) float64 {
 	var f float64
 	v.eval(`(() => { const c = document.getElementById('`+id+`'); const d = c.getContext('2d').getImageData(0, 0, c.width, Math.min(c.height, 400)).data;
-		let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 250 || d[i+1] < 250 || d[i+2] < 250) n++; return n / (d.length / 4); })()`, &f)
+		let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 236 || d[i+1] < 236 || d[i+2] < 236) n++; return n / (d.length / 4); })()`, &f)
 	return f
 }
 

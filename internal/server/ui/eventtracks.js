@@ -10,6 +10,7 @@ import { el, clear } from './dom.js';
 import { layout, hit, zoom, pan } from './view.js';
 import { categoryColor, darker, truncateToWidth, fmtMs } from './format.js';
 import { showTooltip } from './flamechart.js';
+import { drawGrid } from './ruler.js';
 
 const ROW = 15;
 const MAX_LEVELS = 16;
@@ -139,6 +140,7 @@ export class EventTracks {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, 0, width, height);
+    drawGrid(ctx, this.win, width, height);
     tr.rects = [];
     if (!d || !this.win) return;
     const rects = layout(d, this.win, width, dpr, ROW).filter((r) => d.level[r.i] < MAX_LEVELS);

@@ -7,6 +7,7 @@
 import { get } from './api.js';
 import { layout, hit, zoom, pan } from './view.js';
 import { categoryColor, darker, truncateToWidth, fmtMs, location, displayName } from './format.js';
+import { drawGrid } from './ruler.js';
 
 const ROW = 16;
 const MAX_CANVAS = 16000; // CSS px
@@ -93,6 +94,7 @@ export class FlameChart {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#ffffff';
     ctx.fillRect(0, 0, width, height);
+    drawGrid(ctx, this.win, width, height);
     if (!this.data) return;
     const d = this.data;
     // Cull vertically to what the scroller shows.

@@ -46,6 +46,15 @@ export function ticks(win, width, minPx = 90) {
   return { step, unit, ticks: out };
 }
 
+// drawGrid draws the ruler's ticks as faint vertical lines over a canvas
+// of the same window and width (the flame chart, the event tracks).
+export function drawGrid(ctx, win, width, height) {
+  if (!win) return;
+  const dpr = window.devicePixelRatio || 1;
+  ctx.fillStyle = '#efeff3';
+  for (const k of ticks(win, width).ticks) ctx.fillRect(Math.round(k.x * dpr) / dpr, 0, 1, height);
+}
+
 export class Ruler {
   // opts: {canvas, widthOf(): the flame chart's width in CSS pixels}
   constructor(opts) {
