@@ -13,6 +13,11 @@ type Stack struct {
 	Weight      Time      // ns
 	Category    CategoryID
 	Subcategory uint8
+	// Path, when above 0, identifies the call path among the thread's
+	// stacks: stacks of one thread with the same Path have the same
+	// Frames, so a writer that aggregates can look a path up once. 0 when
+	// not known (the zero value).
+	Path int32
 }
 
 // ThreadStacks is one thread's stacks, in time order, under the view and

@@ -12,6 +12,7 @@ import (
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/totals"
 	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/session"
 )
@@ -207,5 +208,42 @@ func TestTreeCacheBounded(t *testing.T) {
 	if again == first || again.TopDown[0].Total != first.TopDown[0].Total || len(again.Funcs) != len(first.Funcs) {
 		t.Errorf("the evicted tree, computed again: %d ns, %d functions (same object %v); want %d, %d",
 			again.TopDown[0].Total, len(again.Funcs), again == first, first.TopDown[0].Total, len(first.Funcs))
+	}
+}
+
+// TestTreesParallel checks that the trees Trees builds in parallel for a
+// multi-thread trace equal those built one thread at a time (and go test
+// -race checks the sharing).
+func TestTreesParallel(t *testing.T) {
+	ctx := context.Background()
+	path := proftest.Corpus(t, "devtools/two-workers.json.gz")
+	load := func() *session.Session {
+		s, err := session.Load(ctx, path, session.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, o := range []view.Options{{}, {View: view.JS}} {
+		seq := load()
+		par := load()
+		trees, err := par.Trees(ctx, par.Threads(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(trees) < 2 {
+			t.Fatalf("%d threads, want a multi-thread trace", len(trees))
+		}
+		for i, th := range seq.Threads() {
+			want, err := th.Tree(ctx, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := trees[i]
+			if got.TopDown[0].Total != want.TopDown[0].Total || len(got.TopDown) != len(want.TopDown) || len(got.Funcs) != len(want.Funcs) || got.Calls != want.Calls {
+				t.Errorf("view %v thread %d: parallel total %d, %d nodes, %d functions, %d calls; alone %d, %d, %d, %d", o.View, i,
+					got.TopDown[0].Total, len(got.TopDown), len(got.Funcs), got.Calls, want.TopDown[0].Total, len(want.TopDown), len(want.Funcs), want.Calls)
+			}
+		}
 	}
 }

@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"fmt"
-	"slices"
+	"math"
+	"math/bits"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -237,6 +239,33 @@ func (t *Thread) Tree(ctx context.Context, opts view.Options) (*calltree.Tree, e
 	return r.tree, nil
 }
 
+// Trees returns the trees of threads ths under opts (see Tree), built on as
+// many goroutines as GOMAXPROCS allows: a trace's threads are independent,
+// so each core takes a thread. The first error (in thread order) is
+// returned.
+func (s *Session) Trees(ctx context.Context, ths []*Thread, opts view.Options) ([]*calltree.Tree, error) {
+	out := make([]*calltree.Tree, len(ths))
+	errs := make([]error, len(ths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, t := range ths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = t.Tree(ctx, opts)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // maxTrees is how many trees a thread keeps cached.
 const maxTrees = 32
 
@@ -361,18 +390,35 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 	tree := r.tree
 	seq := func(yield func(*profile.Stack) bool) {
 		var st profile.Stack
+		// The frames of the last stack and their nodes: the next stack's are
+		// made from them by popping to the common ancestor and pushing the
+		// rest, so a stack costs its change from the last, not its depth
+		// (a 50 MB recording of a deep recursion: 5.5 M stacks, 43 M calls,
+		// 500 M frames).
 		var frames []profile.FrameID
+		var path, tmp []int32
+		depth := make([]int32, len(tree.TopDown)) // nodes on the path, root excluded
+		for n := 1; n < len(tree.TopDown); n++ {
+			depth[n] = depth[tree.TopDown[n].Parent] + 1 // parents come first
+		}
 		cur := int32(-2) // the output node of st
 		flush := func() bool {
 			if cur == -2 || st.Weight == 0 {
 				return true
 			}
-			frames = frames[:0]
-			for n := cur; n > 0; n = tree.TopDown[n].Parent {
-				frames = append(frames, tree.Funcs[tree.TopDown[n].Func].Frame)
+			tmp = tmp[:0]
+			x := cur
+			for x > 0 && (int(depth[x]) > len(path) || path[depth[x]-1] != x) {
+				tmp = append(tmp, x)
+				x = tree.TopDown[x].Parent
 			}
-			slices.Reverse(frames)
+			path, frames = path[:depth[max(x, 0)]], frames[:depth[max(x, 0)]]
+			for k := len(tmp) - 1; k >= 0; k-- {
+				path = append(path, tmp[k])
+				frames = append(frames, tree.Funcs[tree.TopDown[tmp[k]].Func].Frame)
+			}
 			st.Frames = frames
+			st.Path = cur
 			return yield(&st)
 		}
 		each := func(iv calltree.Interval) bool {
@@ -487,17 +533,44 @@ func (t *Thread) SampleIntervals() (mean, median profile.Time) {
 		return 0, 0
 	}
 	mean = (times[n-1] - times[0]) / profile.Time(n-1)
-	d := make([]profile.Time, 0, n-1)
-	for i := 1; i < n; i++ {
+	return mean, medianInterval(times)
+}
+
+// medianInterval returns the median of the positive intervals between
+// consecutive times (the upper one of an even count), or 0. It selects by
+// radix, a few passes of a 65,536-bucket histogram over the intervals, in
+// linear time and without copying them: sorting 35 M intervals took longer
+// than the rest of a summary.
+func medianInterval(times []profile.Time) profile.Time {
+	lo, hi, count := profile.Time(math.MaxInt64), profile.Time(0), 0
+	for i := 1; i < len(times); i++ {
 		if dt := times[i] - times[i-1]; dt > 0 {
-			d = append(d, dt)
+			lo, hi, count = min(lo, dt), max(hi, dt), count+1
 		}
 	}
-	if len(d) > 0 {
-		slices.Sort(d)
-		median = d[len(d)/2]
+	if count == 0 {
+		return 0
 	}
-	return mean, median
+	k := count / 2 // the k-th smallest, from 0
+	var hist [1 << 16]int
+	for {
+		shift := max(0, bits.Len64(uint64(hi-lo))-16)
+		clear(hist[:])
+		for i := 1; i < len(times); i++ {
+			if dt := times[i] - times[i-1]; dt >= lo && dt <= hi {
+				hist[(dt-lo)>>shift]++
+			}
+		}
+		b := 0
+		for ; k >= hist[b]; b++ {
+			k -= hist[b]
+		}
+		if shift == 0 {
+			return lo + profile.Time(b)
+		}
+		lo += profile.Time(b) << shift
+		hi = min(hi, lo+(profile.Time(1)<<shift)-1)
+	}
 }
 
 // CachedTrees returns how many trees the thread holds in its cache.

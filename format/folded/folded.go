@@ -48,13 +48,41 @@ var labelReplacer = strings.NewReplacer(";", ":", "\n", " ", "\r", " ")
 // Writer aggregates weighted stacks and writes them folded.
 type Writer struct {
 	p      *profile.Profile
-	weight map[string]profile.Time
+	index  map[string]int32 // line → index in keys and weight
+	keys   []string
+	weight []profile.Time
 	labels []string // per frame, lazily
+	byPath map[pathKey]int32
+}
+
+type pathKey struct {
+	head string
+	path int32
 }
 
 // NewWriter returns a Writer for stacks of p's frames.
 func NewWriter(p *profile.Profile) *Writer {
-	return &Writer{p: p, weight: map[string]profile.Time{}}
+	return &Writer{p: p, index: map[string]int32{}, byPath: map[pathKey]int32{}}
+}
+
+// AddStack adds a stack of an analysis (profile.ThreadStacks) below head,
+// as AddWithHead does; a stack with a Path is looked up by it, so that a
+// path seen before costs no label building (millions of stacks, thousands
+// of paths). head must name the stack's thread when several are added.
+func (fw *Writer) AddStack(head string, s *profile.Stack) {
+	if len(s.Frames) == 0 || s.Weight <= 0 {
+		return
+	}
+	if s.Path > 0 {
+		if i, ok := fw.byPath[pathKey{head, s.Path}]; ok {
+			fw.weight[i] += s.Weight
+			return
+		}
+	}
+	i := fw.add(head, s.Frames, s.Weight)
+	if s.Path > 0 {
+		fw.byPath[pathKey{head, s.Path}] = i
+	}
 }
 
 // Add adds a stack (root first) with weight w.
@@ -67,6 +95,11 @@ func (fw *Writer) AddWithHead(head string, frames []profile.FrameID, w profile.T
 	if len(frames) == 0 || w <= 0 {
 		return
 	}
+	fw.add(head, frames, w)
+}
+
+// add adds weight w to the line of frames under head and returns its index.
+func (fw *Writer) add(head string, frames []profile.FrameID, w profile.Time) int32 {
 	for len(fw.labels) < len(fw.p.Frames) {
 		fw.labels = append(fw.labels, "")
 	}
@@ -83,20 +116,29 @@ func (fw *Writer) AddWithHead(head string, frames []profile.FrameID, w profile.T
 		}
 		b.WriteString(fw.labels[f])
 	}
-	fw.weight[b.String()] += w
+	key := b.String()
+	i, ok := fw.index[key]
+	if !ok {
+		i = int32(len(fw.keys))
+		fw.index[key] = i
+		fw.keys = append(fw.keys, key)
+		fw.weight = append(fw.weight, 0)
+	}
+	fw.weight[i] += w
+	return i
 }
 
 // WriteTo writes the lines, sorted by stack for stable output.
 func (fw *Writer) WriteTo(w io.Writer) (int64, error) {
-	keys := make([]string, 0, len(fw.weight))
-	for k := range fw.weight {
-		keys = append(keys, k)
+	order := make([]int32, len(fw.keys))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	slices.SortFunc(keys, cmp.Compare[string])
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(fw.keys[a], fw.keys[b]) })
 	bw := bufio.NewWriter(w)
 	var n int64
-	for _, k := range keys {
-		m, _ := fmt.Fprintf(bw, "%s %d\n", k, fw.weight[k])
+	for _, i := range order {
+		m, _ := fmt.Fprintf(bw, "%s %d\n", fw.keys[i], fw.weight[i])
 		n += int64(m)
 	}
 	return n, bw.Flush()

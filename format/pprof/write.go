@@ -100,13 +100,16 @@ type funcKey struct {
 
 // writer builds a pprof profile from weighted stacks.
 type writer struct {
-	p       *profile.Profile
-	out     *pprofile.Profile
-	funcs   map[funcKey]*pprofile.Function
-	locs    []*pprofile.Location // by FrameID; nil until used
-	samples map[string]*pprofile.Sample
-	key     []byte
-	stack   []*pprofile.Location
+	p     *profile.Profile
+	out   *pprofile.Profile
+	funcs map[funcKey]*pprofile.Function
+	locs  []*pprofile.Location // by FrameID; nil until used
+	// sampleIndex holds each Sample's index by its key (thread and
+	// locations); last is the index of the Sample added to last.
+	sampleIndex map[string]int
+	last        int
+	key         []byte
+	stack       []*pprofile.Location
 	// leaf holds, for each Sample (by index), the written thread and
 	// frame that end it.
 	leaf []leafOf
@@ -114,6 +117,8 @@ type writer struct {
 	flat map[leafOf][2]int64
 	// lineLocs holds the Locations of frames at given lines.
 	lineLocs map[lineLoc]*pprofile.Location
+	// byPath holds the Sample of each (written thread, Stack.Path) seen.
+	byPath map[[2]int32]int
 }
 
 // leafOf is a frame of a written thread.
@@ -161,11 +166,11 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			PeriodType:        &pprofile.ValueType{Type: "cpu", Unit: "nanoseconds"},
 			Comments:          []string{"source format: " + p.Format},
 		},
-		locs:     make([]*pprofile.Location, len(p.Frames)),
-		funcs:    map[funcKey]*pprofile.Function{},
-		samples:  map[string]*pprofile.Sample{},
-		flat:     map[leafOf][2]int64{},
-		lineLocs: map[lineLoc]*pprofile.Location{},
+		locs:        make([]*pprofile.Location, len(p.Frames)),
+		funcs:       map[funcKey]*pprofile.Function{},
+		sampleIndex: map[string]int{},
+		flat:        map[leafOf][2]int64{},
+		lineLocs:    map[lineLoc]*pprofile.Location{},
 	}
 	if opts.View != "" && opts.View != "all" {
 		wr.out.Comments = append(wr.out.Comments, "view: "+opts.View)
@@ -219,8 +224,22 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			if len(s.Frames) == 0 {
 				continue // idle or out-of-view time
 			}
+			if s.Path > 0 {
+				// A path seen before: no key to build (millions of stacks,
+				// thousands of paths).
+				if i, ok := wr.byPath[[2]int32{int32(ti), s.Path}]; ok {
+					wr.addTo(i, count, s.Weight)
+					continue
+				}
+			}
 			if err := wr.add(ti, s.Frames, count, s.Weight, name, num); err != nil {
 				return nil, fmt.Errorf("thread %d: %w", ts.Thread, err)
+			}
+			if s.Path > 0 {
+				if wr.byPath == nil {
+					wr.byPath = map[[2]int32]int{}
+				}
+				wr.byPath[[2]int32{int32(ti), s.Path}] = wr.last
 			}
 		}
 	}
@@ -248,24 +267,34 @@ func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight prof
 		wr.stack = append(wr.stack, loc)
 		wr.key = binary.AppendUvarint(wr.key, loc.ID)
 	}
-	leaf := leafOf{ti, frames[len(frames)-1]}
-	fl := wr.flat[leaf]
-	wr.flat[leaf] = [2]int64{fl[0] + count, fl[1] + int64(weight)}
-	if smp, ok := wr.samples[string(wr.key)]; ok {
-		smp.Value[0] += count
-		smp.Value[1] += int64(weight)
+	if i, ok := wr.sampleIndex[string(wr.key)]; ok {
+		wr.addTo(i, count, weight)
 		return nil
 	}
 	smp := &pprofile.Sample{
 		Location: slices.Clone(wr.stack),
-		Value:    []int64{count, int64(weight)},
 		Label:    map[string][]string{"thread": {thread}},
 		NumLabel: num,
 	}
-	wr.samples[string(wr.key)] = smp
+	wr.last = len(wr.out.Sample)
+	wr.sampleIndex[string(wr.key)] = wr.last
 	wr.out.Sample = append(wr.out.Sample, smp)
-	wr.leaf = append(wr.leaf, leaf)
+	wr.leaf = append(wr.leaf, leafOf{ti, frames[len(frames)-1]})
+	smp.Value = []int64{0, 0}
+	wr.addTo(wr.last, count, weight)
 	return nil
+}
+
+// addTo adds a count and weight to the i'th Sample and to its leaf's flat
+// time.
+func (wr *writer) addTo(i int, count int64, weight profile.Time) {
+	wr.last = i
+	smp := wr.out.Sample[i]
+	smp.Value[0] += count
+	smp.Value[1] += int64(weight)
+	leaf := wr.leaf[i]
+	fl := wr.flat[leaf]
+	wr.flat[leaf] = [2]int64{fl[0] + count, fl[1] + int64(weight)}
 }
 
 // location returns the Location of frame f, adding it and its Function if

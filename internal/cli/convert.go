@@ -183,7 +183,6 @@ func lineTables(e *env, l *loaded, vo view.Options) (map[profile.ThreadID][]ppro
 func writeFolded(e *env, w io.Writer, l *loaded, vo *view.Options) error {
 	p := l.profile
 	fw := folded.NewWriter(p)
-	var st []profile.FrameID
 	heads := make(map[profile.ThreadID]string)
 	for _, ta := range l.threads {
 		if len(l.threads) > 1 {
@@ -198,11 +197,7 @@ func writeFolded(e *env, w io.Writer, l *loaded, vo *view.Options) error {
 	for _, ts := range all {
 		head := heads[ts.Thread]
 		for s := range ts.Stacks {
-			if len(s.Frames) == 0 {
-				continue
-			}
-			st = append(st[:0], s.Frames...)
-			fw.AddWithHead(head, st, s.Weight)
+			fw.AddStack(head, s)
 		}
 	}
 	_, err = fw.WriteTo(w)

@@ -82,6 +82,9 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	}
 	prog := startProgress(e.stderr, size)
 	defer prog.stop()
+	prog.phases = e.phases
+	prog.phases.mark("reading")
+	defer prog.phases.mark("output")
 	so := session.Options{Stdin: e.stdin, Progress: prog.setRead}
 	so.Read.Trace.KeepArgs = opts.keepArgs
 	sel := ""
@@ -121,6 +124,14 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		return nil, noThreads(name, l.profile)
 	}
 	ctx := e.ctx
+	if opts.trees && len(ths) > 1 {
+		// A trace's threads in parallel (the loop below then finds them
+		// cached).
+		prog.setPhase(fmt.Sprintf("trees of %d threads", len(ths)))
+		if _, err := s.Trees(ctx, ths, vo); err != nil {
+			return nil, err
+		}
+	}
 	for i, st := range ths {
 		ta := &threadAnalysis{id: st.ID, st: st}
 		phase := func(what string) {
