@@ -55,7 +55,7 @@ type Tree struct {
 
 	// pathSelf is the self time of each (top-down node, model node − Nodes.Start)
 	// pair: what per-line costs split over a model node's source lines.
-	pathSelf map[[2]int32]profile.Time
+	pathSelf pathCosts
 	// A tree made by a transform takes its per-line costs from the tree it
 	// mapped (lineSrc), through lineMap (lineSrc node → node; −1: not shown).
 	lineSrc *Tree
@@ -83,6 +83,9 @@ type Tree struct {
 	// stacked on).
 	sampleTD []int32
 	gcTD     map[int32]int32
+	// scanKids tells that childIdx holds only the children of nodes with
+	// many: the others are found by scanning (see childOf).
+	scanKids bool
 }
 
 // Build aggregates the calls of the timeline (DevTools' forEachFrame walk).
@@ -125,7 +128,7 @@ func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
 		Thread:   th,
 		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
 		NodeSelf: make([]profile.Time, thr.Nodes.Len()),
-		pathSelf: map[[2]int32]profile.Time{},
+		pathSelf: newPathCosts(thr.Nodes.Len()),
 		thread:   thr,
 		funcOf:   map[profile.FunctionKey]FuncID{},
 		frameFn:  make([]FuncID, len(p.Frames)),
@@ -231,7 +234,7 @@ func (t *Tree) Close(c *calls.Call) {
 	}
 	local := int32(c.Node - profile.NodeID(t.thread.Nodes.Start))
 	t.NodeSelf[local] += self
-	t.pathSelf[[2]int32{n, local}] += self
+	t.pathSelf.add(n, local, self)
 	t.Calls++
 }
 
@@ -416,7 +419,7 @@ func (t *Tree) Lines() []LineSelf {
 	}
 	acc := map[key]*LineSelf{}
 	var keys []key
-	for pk, self := range src.pathSelf {
+	for pk, self := range src.pathSelf.all() {
 		td, x := pk[0], pk[1]
 		if sum[x] <= 0 || self == 0 {
 			continue
@@ -442,7 +445,7 @@ func (t *Tree) Lines() []LineSelf {
 	}
 	// Ticks are the model nodes' ticks of the lines that have time.
 	seen := map[[2]int32]bool{}
-	for pk := range src.pathSelf {
+	for pk := range src.pathSelf.all() {
 		x := pk[1]
 		f := src.TopDown[pk[0]].Func
 		if mapping != nil {

@@ -71,11 +71,11 @@ func FromEntries(p *profile.Profile, th profile.ThreadID, entries []Entry, from,
 		// Per model node and per (path, model node) too, for per-line costs.
 		if e.Node != profile.NoNode {
 			t.NodeSelf[e.Node-start] += d
-			t.pathSelf[[2]int32{n, int32(e.Node - start)}] += d
+			t.pathSelf.add(n, int32(e.Node-start), d)
 		}
 		if parent.model != profile.NoNode {
 			t.NodeSelf[parent.model-start] -= d
-			t.pathSelf[[2]int32{parent.node, int32(parent.model - start)}] -= d
+			t.pathSelf.add(parent.node, int32(parent.model-start), -d)
 		}
 		if t.onStack[f] == 0 {
 			t.Funcs[f].Total += d

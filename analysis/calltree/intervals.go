@@ -19,11 +19,17 @@ func (t *Tree) lookup(parent int32, f profile.FrameID) int32 {
 	if !ok {
 		return -1
 	}
-	n, ok := t.childIdx[[2]int32{parent, int32(fn)}]
-	if !ok {
-		return -1
+	if n, ok := t.childIdx[[2]int32{parent, int32(fn)}]; ok {
+		return n
 	}
-	return n
+	if t.scanKids {
+		for c := t.TopDown[parent].FirstChild; c >= 0; c = t.TopDown[c].NextSibling {
+			if t.TopDown[c].Func == fn {
+				return c
+			}
+		}
+	}
+	return -1
 }
 
 // intervalWalk turns a walk's opens and closes into intervals, clipped to

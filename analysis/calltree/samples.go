@@ -177,6 +177,9 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	})
 
 	t := newTree(p, tl.Thread)
+	t.scanKids = true
+	kids := make([]int32, len(items)+1) // children per top-down node
+	t.TopDown = slices.Grow(t.TopDown, len(items))
 	td := make([]int32, nn) // model node → top-down node
 	t.sampleTD = td
 	for _, it := range items {
@@ -185,7 +188,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 			if it.gcParent > 0 {
 				pt = td[it.gcParent]
 			}
-			nd := t.child(pt, t.funcID(p.Nodes[base+profile.NodeID(gc)].Frame))
+			nd := t.childOf(pt, t.funcID(p.Nodes[base+profile.NodeID(gc)].Frame), kids)
 			if t.gcTD == nil {
 				t.gcTD = map[int32]int32{}
 			}
@@ -199,7 +202,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		if q := par[x]; q > 0 {
 			pt = td[q]
 		}
-		nd := t.child(pt, t.funcID(p.Nodes[base+profile.NodeID(x)].Frame))
+		nd := t.childOf(pt, t.funcID(p.Nodes[base+profile.NodeID(x)].Frame), kids)
 		td[x] = nd
 		t.addSelf(nd, x, self[x], int(inc[x]))
 	}
@@ -274,13 +277,41 @@ func (t *Tree) sampleIntervals(tl *calls.Timeline, from, to profile.Time, yield 
 	}
 }
 
+// fewKids is the number of children up to which a node's children are
+// found by scanning them rather than through Tree.childIdx.
+const fewKids = 16
+
+// childOf is child for a tree with scanKids: the children of a node with
+// few of them are scanned (most nodes have one or two: a hash per node was a
+// third of the time of a tree), those of a node with many are in childIdx.
+// kids counts each node's children.
+func (t *Tree) childOf(parent int32, f FuncID, kids []int32) int32 {
+	if kids[parent] > fewKids {
+		return t.child(parent, f)
+	}
+	for c := t.TopDown[parent].FirstChild; c >= 0; c = t.TopDown[c].NextSibling {
+		if t.TopDown[c].Func == f {
+			return c
+		}
+	}
+	n := int32(len(t.TopDown))
+	t.TopDown = append(t.TopDown, Node{Func: f, Parent: parent, FirstChild: -1, NextSibling: t.TopDown[parent].FirstChild})
+	t.TopDown[parent].FirstChild = n
+	if kids[parent]++; kids[parent] > fewKids {
+		for c := t.TopDown[parent].FirstChild; c >= 0; c = t.TopDown[c].NextSibling {
+			t.childIdx[[2]int32{parent, int32(t.TopDown[c].Func)}] = c
+		}
+	}
+	return n
+}
+
 // addSelf adds a model node's self time and calls to top-down node nd.
 func (t *Tree) addSelf(nd int32, x int32, self profile.Time, calls int) {
 	t.TopDown[nd].Self += self
 	t.TopDown[nd].Calls += calls
 	t.NodeSelf[x] += self
 	t.Calls += calls
-	t.pathSelf[[2]int32{nd, x}] += self // every opened pair, as the walk keeps them
+	t.pathSelf.add(nd, x, self) // every opened pair, as the walk keeps them
 }
 
 func abs(t profile.Time) profile.Time {

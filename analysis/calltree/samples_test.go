@@ -130,11 +130,11 @@ func compareTrees(t *testing.T, name string, got, want *Tree) {
 			}
 		}
 	}
-	if len(got.pathSelf) != len(want.pathSelf) {
-		t.Errorf("%s: %d (path, node) pairs, walk %d", name, len(got.pathSelf), len(want.pathSelf))
+	if got.pathSelf.len() != want.pathSelf.len() {
+		t.Errorf("%s: %d (path, node) pairs, walk %d", name, got.pathSelf.len(), want.pathSelf.len())
 	}
-	for k, w := range want.pathSelf {
-		if g, ok := got.pathSelf[k]; !ok || !near(g, w, 1000) {
+	for k, w := range want.pathSelf.all() {
+		if g, ok := got.pathSelf.get(k[0], k[1]); !ok || !near(g, w, 1000) {
 			if bad++; bad <= 12 {
 				t.Errorf("%s: pair %v self %d (%v), walk %d", name, k, g, ok, w)
 			}
