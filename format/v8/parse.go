@@ -112,6 +112,8 @@ type parser struct {
 	prefix      string
 	chunkStart  int  // index of the current chunk's first node
 	lenient     bool // drop samples naming unknown nodes (trace chunks) instead of failing
+
+	tail *tailArrays // samples and timeDeltas read ahead, in parallel
 }
 
 func (p *parser) fail(off int64, path string, err error) error {
@@ -136,7 +138,12 @@ func ParseBytes(data []byte, limits Limits) (*profile.Profile, error) {
 	s := jsonscan.New(data)
 	s.MaxDepth = limits.MaxDepth
 	p := &parser{s: s, b: profile.NewBuilder("cpuprofile"), limits: limits}
-	if err := p.parseTop(); err != nil {
+	if len(data) >= parallelTailBytes {
+		p.tail = p.readTailArrays(data)
+	}
+	err := p.parseTop()
+	p.tail.wait()
+	if err != nil {
 		return nil, err
 	}
 	if !s.AtEnd() {
@@ -195,6 +202,10 @@ func (p *parser) parseTop() error {
 				return p.fail(off, "samples", s.TypeError("array"))
 			}
 			p.hasSamples = true
+			if v, ok := p.tail.take(s, false); ok {
+				p.samples = v
+				continue
+			}
 			p.samples, err = s.Ints(p.samples[:0])
 			if err != nil {
 				return p.fail(off, fmt.Sprintf("samples[%d]", len(p.samples)), err)
@@ -205,6 +216,10 @@ func (p *parser) parseTop() error {
 				continue
 			}
 			p.hasDeltas = true
+			if v, ok := p.tail.take(s, true); ok {
+				p.deltas = v
+				continue
+			}
 			p.deltas, err = p.readMicrosArray(p.deltas[:0], "timeDeltas")
 		case "timestamps":
 			p.timestampsOff = off
@@ -278,7 +293,11 @@ const (
 
 // readMicrosArray reads an array of µs values (integers, or any number) as ns.
 func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {
-	s := p.s
+	return p.readMicrosArrayFrom(p.s, dst, path)
+}
+
+// readMicrosArrayFrom is readMicrosArray with scanner s.
+func (p *parser) readMicrosArrayFrom(s *jsonscan.Scanner, dst []int64, path string) ([]int64, error) {
 	if err := s.BeginArray(); err != nil {
 		return dst, p.fail(s.Offset(), path, err)
 	}
@@ -294,7 +313,8 @@ func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {
 		off := s.Offset()
 		v, err := s.Int()
 		if err != nil {
-			f, ferr := p.floatAt(off)
+			s.SetOffset(off)
+			f, ferr := s.Float()
 			if ferr != nil {
 				return dst, p.fail(off, fmt.Sprintf("%s[%d]", path, len(dst)), err)
 			}
@@ -309,12 +329,6 @@ func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {
 		}
 		dst = append(dst, v*1000)
 	}
-}
-
-// floatAt re-reads the number at off as a float.
-func (p *parser) floatAt(off int64) (float64, error) {
-	p.s.SetOffset(off)
-	return p.s.Float()
 }
 
 func (p *parser) parseNodes() error {

@@ -1,0 +1,157 @@
+package v8
+
+import (
+	"bytes"
+	"sync/atomic"
+
+	"github.com/jsprof/jsprof/internal/jsonscan"
+)
+
+// Reading a .cpuprofile on two cores.
+//
+// Node and Chrome write the samples and timeDeltas arrays last, and on a
+// long recording they are most of the file (a 21 MB profile of 3 M samples:
+// 90%). Arrays of numbers hold no strings, so they can be found by scanning
+// back from the end of the input without parsing what comes before: each is
+// read on a goroutine of its own while the node table is parsed, and the
+// parser takes the result when it reaches that member at that offset. A
+// guess that does not hold (other members last, a syntax error, another
+// layout) is dropped and the member read in order, which gives the same
+// result and the same errors.
+
+// parallelTailBytes is the input size from which the arrays are read ahead
+// (a variable for tests).
+var parallelTailBytes = 4 << 20
+
+// tailTaken counts the arrays the parser took read ahead (for tests).
+var tailTaken atomic.Int64
+
+// tailArrays holds the arrays read ahead.
+type tailArrays struct {
+	samples, deltas tailArray
+}
+
+// tailArray is one array read ahead: at is the offset of its '[' (−1: not
+// found), end the offset after its ']', and done is closed when vals and
+// err are set.
+type tailArray struct {
+	at, end int64
+	vals    []int64
+	err     error
+	done    chan struct{}
+}
+
+// readTailArrays finds the samples and timeDeltas members at the end of
+// data and starts reading them.
+func (p *parser) readTailArrays(data []byte) *tailArrays {
+	t := &tailArrays{samples: tailArray{at: -1}, deltas: tailArray{at: -1}}
+	end := len(data)
+	i := skipBack(data, end-1)
+	if i < 0 || data[i] != '}' {
+		return t
+	}
+	i--
+	for range 2 {
+		i = skipBack(data, i)
+		if i < 0 || data[i] != ']' {
+			return t
+		}
+		// The array's '[': the last one before its ']'. Its elements are
+		// not checked here: the parser takes the array only if it reaches
+		// that member's value at that very offset, and then reading it from
+		// there is what the parser would do.
+		if i = bytes.LastIndexByte(data[:i], '['); i < 0 {
+			return t
+		}
+		open := i
+		i = skipBack(data, i-1)
+		if i < 0 || data[i] != ':' {
+			return t
+		}
+		i = skipBack(data, i-1)
+		if i < 0 || data[i] != '"' {
+			return t
+		}
+		k := i - 1
+		for k >= 0 && data[k] != '"' && data[k] != '\\' {
+			k--
+		}
+		if k < 0 || data[k] != '"' {
+			return t
+		}
+		switch string(data[k+1 : i]) {
+		case "samples":
+			t.samples.at = int64(open)
+		case "timeDeltas":
+			t.deltas.at = int64(open)
+		default:
+			return t
+		}
+		i = skipBack(data, k-1)
+		if i < 0 || data[i] != ',' {
+			break
+		}
+		i--
+	}
+	start := func(a *tailArray, read func(*jsonscan.Scanner) ([]int64, error)) {
+		if a.at < 0 {
+			return
+		}
+		a.done = make(chan struct{})
+		go func() {
+			defer close(a.done)
+			s := jsonscan.New(data)
+			s.SetOffset(a.at)
+			a.vals, a.err = read(s)
+			a.end = s.Offset()
+		}()
+	}
+	start(&t.samples, func(s *jsonscan.Scanner) ([]int64, error) { return s.Ints(nil) })
+	start(&t.deltas, func(s *jsonscan.Scanner) ([]int64, error) {
+		return p.readMicrosArrayFrom(s, nil, "timeDeltas")
+	})
+	return t
+}
+
+// take returns the values of the samples (or timeDeltas) array when it was
+// read ahead from the offset s is at (after skipping white space), moving s
+// past it; ok is false when the parser must read the member itself.
+func (t *tailArrays) take(s *jsonscan.Scanner, deltas bool) (vals []int64, ok bool) {
+	if t == nil {
+		return nil, false
+	}
+	a := &t.samples
+	if deltas {
+		a = &t.deltas
+	}
+	if a.at < 0 || s.Peek() != '[' || s.Offset() != a.at {
+		return nil, false
+	}
+	<-a.done
+	if a.err != nil {
+		return nil, false
+	}
+	s.SetOffset(a.end)
+	tailTaken.Add(1)
+	return a.vals, true
+}
+
+// wait waits for the goroutines still reading, so that none outlives the
+// parse (a guess the parser never took).
+func (t *tailArrays) wait() {
+	if t == nil {
+		return
+	}
+	for _, a := range []*tailArray{&t.samples, &t.deltas} {
+		if a.done != nil {
+			<-a.done
+		}
+	}
+}
+
+func skipBack(data []byte, i int) int {
+	for i >= 0 && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
+		i--
+	}
+	return i
+}

@@ -1,0 +1,92 @@
+package v8
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/proftest"
+)
+
+// TestTailArraysSameResult parses every .cpuprofile of testdata and the
+// corpus, generated shapes, and broken variants (a bad number in each
+// array, a missing bracket, the arrays first, other members last) with the
+// arrays read ahead in parallel and in order: the profiles, or the errors,
+// must be the same. go test -race checks the goroutines.
+func TestTailArraysSameResult(t *testing.T) {
+	defer func(n int) { parallelTailBytes = n }(parallelTailBytes)
+	var docs []struct {
+		name string
+		data []byte
+	}
+	add := func(name string, data []byte) {
+		docs = append(docs, struct {
+			name string
+			data []byte
+		}{name, data})
+	}
+	root := proftest.RepoRoot()
+	var paths []string
+	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "..", "shared", "corpus")} {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.Contains(filepath.Base(p), ".cpuprofile") {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	for _, p := range paths {
+		data, err := input.ReadFile(p, nil, input.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		add(strings.TrimPrefix(p, root), data)
+	}
+	for _, sh := range proftest.Shapes {
+		var buf bytes.Buffer
+		if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.01, 5); err != nil {
+			t.Fatal(err)
+		}
+		add("shape "+sh.Name, buf.Bytes())
+	}
+	base := docs[len(docs)-1].data
+	add("bad sample", bytes.Replace(base, []byte(`"samples":[`), []byte(`"samples":[x`), 1))
+	add("bad delta", bytes.Replace(base, []byte(`"timeDeltas":[`), []byte(`"timeDeltas":[1.5.5,`), 1))
+	add("float delta", bytes.Replace(base, []byte(`"timeDeltas":[`), []byte(`"timeDeltas":[1.5,`), 1))
+	add("short", base[:len(base)-3])
+	add("spaces", bytes.ReplaceAll(base, []byte(`],"`), []byte("] ,\n \"")))
+	add("member last", append(bytes.TrimSuffix(base, []byte("}")), []byte(`,"title":"x"}`)...))
+	add("escaped key", bytes.Replace(base, []byte(`"timeDeltas"`), []byte(`"time\u0044eltas"`), 1))
+	compared, ahead := 0, 0
+	taken := tailTaken.Load()
+	for _, d := range docs {
+		parallelTailBytes = 1 << 62
+		want, werr := ParseBytes(d.data, Limits{})
+		parallelTailBytes = 0
+		got, gerr := ParseBytes(d.data, Limits{})
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Errorf("%s: error %v read ahead, %v in order", d.name, gerr, werr)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the profile read ahead differs from the one read in order", d.name)
+		}
+		compared++
+		if tail := (&parser{}).readTailArrays(d.data); tail.samples.at >= 0 && tail.deltas.at >= 0 {
+			tail.wait()
+			ahead++
+		}
+	}
+	taken = tailTaken.Load() - taken
+	t.Logf("%d inputs, %d with both arrays found at the end; %d arrays taken read ahead", compared, ahead, taken)
+	if taken < int64(ahead) {
+		t.Errorf("%d arrays taken read ahead, want at least %d", taken, ahead)
+	}
+	if ahead < len(docs)/2 {
+		t.Errorf("only %d of %d inputs had their arrays found at the end", ahead, len(docs))
+	}
+}
