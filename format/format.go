@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/format/v8"
@@ -51,6 +52,12 @@ func read(st *input.Stream, opts Options) (*profile.Profile, error) {
 	if f != nil && f.stream != nil {
 		return f.stream(st, opts)
 	}
+	if f != nil && f.parseMapped != nil && f.Signature != nil && f.Signature(head) {
+		if m, err := st.Map(); err == nil {
+			defer m.Close()
+			return f.parseMapped(m.Data, opts, mappedRelease(m, opts.Input))
+		}
+	}
 	data, err := st.ReadAll()
 	if err != nil {
 		return nil, err
@@ -65,6 +72,27 @@ func read(st *input.Stream, opts Options) (*profile.Profile, error) {
 		return f.parse(data, opts)
 	}
 	return Parse(data, opts)
+}
+
+// mappedRelease returns the release function a reader of mapping m calls
+// with each stretch it has gone past: the pages go back, progress is
+// reported, and a cancelled context stops the reader.
+func mappedRelease(m *input.Mapping, opts input.Options) func(lo, hi int64) error {
+	var mu sync.Mutex
+	var done int64
+	return func(lo, hi int64) error {
+		m.Release(lo, hi)
+		if opts.Progress != nil {
+			mu.Lock()
+			done += hi - lo
+			opts.Progress(min(done, int64(len(m.Data))))
+			mu.Unlock()
+		}
+		if opts.Context != nil {
+			return opts.Context.Err()
+		}
+		return nil
+	}
 }
 
 // Parse parses a decompressed input held in memory. The format is the first

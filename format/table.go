@@ -55,6 +55,9 @@ type Info struct {
 
 	parse  func(data []byte, opts Options) (*profile.Profile, error) // nil unless In
 	stream func(r io.Reader, opts Options) (*profile.Profile, error) // nil: read whole, with parse
+	// parseMapped, if not nil, reads a plain file mapped into memory
+	// (input.Mapping), calling release with what it has gone past.
+	parseMapped func(data []byte, opts Options, release func(lo, hi int64) error) (*profile.Profile, error)
 }
 
 // Formats lists every format jsprof reads or writes, in the order messages
@@ -74,6 +77,9 @@ var Formats = []Info{
 		Fallback:  true,
 		Signature: v8.Sniff,
 		parse:     func(data []byte, opts Options) (*profile.Profile, error) { return v8.ParseBytes(data, opts.V8Limits) },
+		parseMapped: func(data []byte, opts Options, release func(lo, hi int64) error) (*profile.Profile, error) {
+			return v8.ParseMapped(data, opts.V8Limits, release)
+		},
 	},
 	{
 		Name:        "trace",

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -113,7 +114,8 @@ type parser struct {
 	chunkStart  int  // index of the current chunk's first node
 	lenient     bool // drop samples naming unknown nodes (trace chunks) instead of failing
 
-	tail *tailArrays // samples and timeDeltas read ahead, in parallel
+	tail    *tailArrays              // samples and timeDeltas read ahead, in parallel
+	release func(lo, hi int64) error // see ParseMapped
 }
 
 func (p *parser) fail(off int64, path string, err error) error {
@@ -126,6 +128,33 @@ func (p *parser) failf(off int64, path string, format string, args ...any) error
 
 // ParseBytes reads a decompressed .cpuprofile held in memory.
 func ParseBytes(data []byte, limits Limits) (*profile.Profile, error) {
+	return parseBytes(data, limits, nil)
+}
+
+// ParseMapped is ParseBytes for a file mapped into memory
+// (input.Mapping): release is called with each stretch of data the parser
+// has gone past (an error it returns stops the parse), and a fault reading
+// the mapping (the file truncated meanwhile) is an error, not a crash.
+func ParseMapped(data []byte, limits Limits, release func(lo, hi int64) error) (p *profile.Profile, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = faultError(r)
+		}
+	}()
+	return parseBytes(data, limits, release)
+}
+
+// faultError turns a memory fault recovered while reading a mapped file
+// into an error; anything else panics again.
+func faultError(r any) error {
+	if e, ok := r.(interface{ Addr() uintptr }); ok {
+		return fmt.Errorf("reading the mapped file failed (was it changed while being read?): %v", e)
+	}
+	panic(r)
+}
+
+func parseBytes(data []byte, limits Limits, release func(lo, hi int64) error) (*profile.Profile, error) {
 	if limits.MaxNodes <= 0 {
 		limits.MaxNodes = 50_000_000
 	}
@@ -137,7 +166,8 @@ func ParseBytes(data []byte, limits Limits) (*profile.Profile, error) {
 	}
 	s := jsonscan.New(data)
 	s.MaxDepth = limits.MaxDepth
-	p := &parser{s: s, b: profile.NewBuilder("cpuprofile"), limits: limits}
+	s.Release = release
+	p := &parser{s: s, b: profile.NewBuilder("cpuprofile"), limits: limits, release: release}
 	if len(data) >= parallelTailBytes {
 		p.tail = p.readTailArrays(data)
 	}

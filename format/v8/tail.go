@@ -2,6 +2,7 @@ package v8
 
 import (
 	"bytes"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
@@ -100,8 +101,18 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		a.done = make(chan struct{})
 		go func() {
 			defer close(a.done)
+			if p.release != nil { // a mapped file: a fault is an error
+				defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+				defer func() {
+					if r := recover(); r != nil {
+						a.err = faultError(r)
+					}
+				}()
+			}
 			s := jsonscan.New(data)
 			s.SetOffset(a.at)
+			s.Release = p.release
+			s.SetReleaseFrom(a.at)
 			a.vals, a.err = read(s)
 			a.end = s.Offset()
 		}()

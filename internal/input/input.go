@@ -54,6 +54,12 @@ type Stream struct {
 	// SizeHint is the expected decompressed size, or −1 if unknown.
 	SizeHint int64
 	closers  []io.Closer
+
+	// For Map: the file when it is plain (not compressed), its size and
+	// the size limit.
+	file     *os.File
+	fileSize int64
+	max      int64
 }
 
 // Close closes the underlying file and decompressor.
@@ -86,10 +92,14 @@ func Open(name string, stdin io.Reader, opts Options) (*Stream, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
 	}
 	hint := st.Size()
+	gz := false
 	// A gzip member ends with ISIZE, the uncompressed size mod 2^32: a good
 	// capacity hint that avoids growing a buffer by doubling.
 	var head [2]byte
-	if n, _ := f.ReadAt(head[:], 0); n == 2 && IsGzip(head[:]) && st.Size() >= 18 {
+	if n, _ := f.ReadAt(head[:], 0); n == 2 && IsGzip(head[:]) {
+		gz = true
+	}
+	if gz && st.Size() >= 18 {
 		var tail [4]byte
 		if _, err := f.ReadAt(tail[:], st.Size()-4); err == nil {
 			isize := int64(binary.LittleEndian.Uint32(tail[:]))
@@ -99,7 +109,11 @@ func Open(name string, stdin io.Reader, opts Options) (*Stream, error) {
 			hint = isize
 		}
 	}
-	return open(f, hint, f, opts)
+	s, err := open(f, hint, f, opts)
+	if err == nil && !gz && st.Mode().IsRegular() {
+		s.file, s.fileSize = f, st.Size()
+	}
+	return s, err
 }
 
 func open(r io.Reader, sizeHint int64, c io.Closer, opts Options) (*Stream, error) {
@@ -107,7 +121,7 @@ func open(r io.Reader, sizeHint int64, c io.Closer, opts Options) (*Stream, erro
 	if max <= 0 {
 		max = DefaultMaxBytes
 	}
-	s := &Stream{SizeHint: sizeHint}
+	s := &Stream{SizeHint: sizeHint, max: max}
 	if c != nil {
 		s.closers = append(s.closers, c)
 	}

@@ -43,7 +43,21 @@ type Scanner struct {
 	pos      int
 	buf      []byte
 	MaxDepth int
+
+	// Release, if not nil, is called as the scanner moves through arrays
+	// with each stretch of at least ReleaseEvery bytes it has passed since
+	// the last call (or since SetReleaseFrom): a reader of a mapped file
+	// gives the pages back. An error it returns stops the scan (a
+	// cancelled context).
+	Release func(lo, hi int64) error
+	relAt   int
 }
+
+// ReleaseEvery is the stretch of input after which Release is called.
+const ReleaseEvery = 4 << 20
+
+// SetReleaseFrom sets where the next stretch given to Release starts.
+func (s *Scanner) SetReleaseFrom(off int64) { s.relAt = int(off) }
 
 // New returns a scanner over data.
 func New(data []byte) *Scanner { return &Scanner{data: data, MaxDepth: DefaultMaxDepth} }
@@ -242,6 +256,12 @@ func (s *Scanner) NextElem(first bool) (bool, error) {
 		}
 	} else if s.pos >= len(s.data) {
 		return false, s.eof("array")
+	}
+	if s.Release != nil && s.pos-s.relAt >= ReleaseEvery {
+		if err := s.Release(int64(s.relAt), int64(s.pos)); err != nil {
+			return false, err
+		}
+		s.relAt = s.pos
 	}
 	return true, nil
 }

@@ -1,0 +1,111 @@
+package format
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/proftest"
+)
+
+// bigProfile writes a generated .cpuprofile above the mapping threshold.
+func bigProfile(t *testing.T) (string, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	sh, _ := proftest.ShapeByName("typescript")
+	if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.3, 9); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() < 9<<20 {
+		t.Fatalf("generated profile of %d bytes, want one above the mapping threshold", buf.Len())
+	}
+	path := filepath.Join(t.TempDir(), "big.cpuprofile")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, buf.Bytes()
+}
+
+// TestMappedSameProfile checks that a .cpuprofile read from a mapped file
+// (with its pages given back as the parser goes) is the profile Parse makes
+// of the same bytes, and that progress reaches the end.
+func TestMappedSameProfile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	path, data := bigProfile(t)
+	st, err := input.Open(path, nil, input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := st.Map()
+	st.Close()
+	if err != nil {
+		t.Fatalf("Map: %v", err)
+	}
+	m.Close()
+	var last int64
+	got, err := ReadFile(path, nil, Options{Input: input.Options{Progress: func(n int64) { last = max(last, n) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Parse(data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the profile read from the mapped file differs from Parse's")
+	}
+	if last < int64(len(data))/2 {
+		t.Errorf("progress reached %d of %d bytes", last, len(data))
+	}
+}
+
+// TestMappedTruncated truncates the mapped file before it is parsed: the
+// reader must fail with an error, not crash on the fault.
+func TestMappedTruncated(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	path, _ := bigProfile(t)
+	st, err := input.Open(path, nil, input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m, err := st.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := os.Truncate(path, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Lookup("cpuprofile")
+	_, err = f.parseMapped(m.Data, Options{}, mappedRelease(m, input.Options{}))
+	if err == nil || !strings.Contains(err.Error(), "changed while being read") {
+		t.Fatalf("err = %v, want a fault reported as an error", err)
+	}
+}
+
+// TestMappedCancel cancels the context before reading: the mapped read
+// stops with the context's error.
+func TestMappedCancel(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	path, _ := bigProfile(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ReadFile(path, nil, Options{Input: input.Options{Context: ctx}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}

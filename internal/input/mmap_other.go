@@ -1,0 +1,12 @@
+//go:build !linux
+
+package input
+
+import (
+	"errors"
+	"os"
+)
+
+func mapFile(*os.File, int64) (*Mapping, error) {
+	return nil, errors.New("input: mapping files is only done on Linux")
+}
