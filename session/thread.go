@@ -109,8 +109,8 @@ func (t *Thread) Window(ctx context.Context) (from, to profile.Time, err error) 
 		// sample is clipped there.
 		return th.Start, th.End, nil
 	}
-	if n := len(tl.Times); n > 0 {
-		return tl.Times[0], tl.Times[n-1], nil
+	if len(tl.Times) > 0 {
+		return tl.Times[0], tl.End, nil
 	}
 	return 0, 0, nil
 }
@@ -343,7 +343,7 @@ func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*treeRe
 		// makes of an XS call graph, which overlap, it gives nonsense such
 		// as self above total, so jsprof keeps the walk's nesting there.)
 		r := &treeResult{from: from, to: to}
-		if n := len(tl.Times); n == 0 || from <= tl.Times[0] && to >= tl.Times[n-1] {
+		if len(tl.Times) == 0 || from <= tl.Times[0] && to >= tl.End {
 			r.tree = calltree.Build(tl)
 		} else {
 			r.tree = calltree.BuildWindow(tl, from, to)

@@ -168,7 +168,7 @@ func TestExtrapolatedEndAfterSort(t *testing.T) {
 	// times: 100, 400, 300 → sorted 100(a), 300(b), 400(a); average interval 150.
 	p := synth(t, 0, 1000, nodes, []int64{2, 2, 3}, []int64{100, 300, -100})
 	tl := timeline(t, p)
-	if got, want := tl.Times[len(tl.Times)-1], profile.Time(550_000); got != want {
+	if got, want := tl.End, profile.Time(550_000); got != want {
 		t.Errorf("end = %d, want %d", got, want)
 	}
 	got := render(p, tl.Calls())

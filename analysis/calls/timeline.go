@@ -12,6 +12,8 @@ package calls
 
 import (
 	"fmt"
+	"slices"
+	"unsafe"
 
 	"github.com/jsprof/jsprof/profile"
 )
@@ -41,16 +43,21 @@ type Timeline struct {
 	GC, Program, Idle int32
 
 	// Samples holds the expanded node of each sample after fixMissingSamples;
-	// Times the sample times, with one more entry: the end of the last sample
-	// (extrapolated by one average interval, as DevTools does).
+	// Times the sample times (the profile's own array: read only), and End
+	// the end of the last sample (extrapolated by one average interval, as
+	// DevTools does; 0 without samples). TimeAt(i) is Times[i], or End for
+	// i = len(Times).
 	Samples []int32
 	Times   []profile.Time
-	// msEnd is the last entry of Times as DevTools holds it (float64 ms);
-	// msAt gives the others. Calls carry DevTools' float rounding, which
-	// exceeds 1e-3 µs on epoch-µs clocks such as XS's.
+	End     profile.Time
+	// msEnd is End as DevTools holds it (float64 ms); msAt gives the others.
+	// Calls carry DevTools' float rounding, which exceeds 1e-3 µs on
+	// epoch-µs clocks such as XS's.
 	msEnd float64
 	// Repaired counts samples changed by fixMissingSamples.
 	Repaired int
+	// shared tells that Samples is the profile's array (not to be written).
+	shared bool
 	// byNode maps each node of the thread (NodeID − Thread.Nodes.Start) to
 	// the expanded node DevTools maps its id to.
 	byNode []int32
@@ -69,25 +76,32 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 
 	ss := p.ThreadSamples(t)
 	n := len(ss.Node)
-	tl.Samples = make([]int32, n)
-	for i, nd := range ss.Node {
-		tl.Samples[i] = byNode[nd-profile.NodeID(th.Nodes.Start)]
+	if th.Shape == profile.ShapeTree && th.Nodes.Start == 0 {
+		// Expanded nodes are the thread's own (buildTree): the samples are
+		// the profile's, read in place until fixMissingSamples changes one.
+		tl.Samples = unsafe.Slice((*int32)(unsafe.SliceData(ss.Node)), n)
+		tl.shared = true
+	} else {
+		tl.Samples = make([]int32, n)
+		for i, nd := range ss.Node {
+			tl.Samples[i] = byNode[nd-profile.NodeID(th.Nodes.Start)]
+		}
 	}
-	tl.Times = make([]profile.Time, n, n+1)
-	copy(tl.Times, ss.Time)
+	// Not copied: 35 M samples are 280 MB of times.
+	tl.Times = ss.Time[:n:n]
 	switch {
 	case n == 0:
 	case th.LastSampleEnd != 0:
-		tl.Times = append(tl.Times, th.LastSampleEnd)
+		tl.End = th.LastSampleEnd
 	case n == 1:
 		// DevTools' average interval is NaN here; it falls back to endTime.
-		tl.Times = append(tl.Times, th.EndAsDevTools())
+		tl.End = th.EndAsDevTools()
 	default:
 		last, first := tl.Times[n-1], tl.Times[0]
-		tl.Times = append(tl.Times, last+roundDiv(last-first, profile.Time(n-1)))
+		tl.End = last + roundDiv(last-first, profile.Time(n-1))
 	}
 	if n > 0 {
-		tl.msEnd = devtoolsMillis(tl.Times[n])
+		tl.msEnd = devtoolsMillis(tl.End)
 		if n >= 2 && th.LastSampleEnd == 0 {
 			last, first := devtoolsMillis(tl.Times[n-1]), devtoolsMillis(tl.Times[0])
 			tl.msEnd = last + (last-first)/float64(n-1)
@@ -97,13 +111,21 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 	return tl, nil
 }
 
+// TimeAt returns Times[i], or End for i = len(Times).
+func (tl *Timeline) TimeAt(i int) profile.Time {
+	if i == len(tl.Times) {
+		return tl.End
+	}
+	return tl.Times[i]
+}
+
 // sameID reports whether expanded nodes x and y have the same input id (the
 // same model node): DevTools compares nodes by id.
 func (tl *Timeline) sameID(x, y int32) bool { return x >= 0 && y >= 0 && tl.Node[x] == tl.Node[y] }
 
 // msAt returns Times[i] as DevTools holds it, in float64 ms.
 func (tl *Timeline) msAt(i int) float64 {
-	if i == len(tl.Times)-1 {
+	if i == len(tl.Times) {
 		return tl.msEnd
 	}
 	return devtoolsMillis(tl.Times[i])
@@ -239,6 +261,10 @@ func (tl *Timeline) fixMissingSamples() {
 	for i := 1; i < len(s)-1; i++ {
 		next := s[i+1]
 		if cur == tl.Program && !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
+			if tl.shared { // copy on the first write
+				tl.Samples, tl.shared = slices.Clone(s), false
+				s = tl.Samples
+			}
 			s[i] = prev
 			tl.Repaired++
 		}

@@ -60,7 +60,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		}
 	}
 	times := tl.Times
-	end := times[n]
+	end := tl.End
 	if end == 0 {
 		end = thr.EndAsDevTools() // DevTools: timestamps[n] || profileEndTime
 	}
@@ -234,9 +234,8 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 // model node (of its GC node for a GC sample), so the intervals come from
 // the samples, one per run, not from the calls.
 func (t *Tree) sampleIntervals(tl *calls.Timeline, from, to profile.Time, yield func(Interval) bool) {
-	n := len(tl.Samples)
 	times := tl.Times
-	end := times[n]
+	end := tl.End
 	if end == 0 {
 		end = tl.Profile.Threads[tl.Thread].EndAsDevTools()
 	}

@@ -76,9 +76,9 @@ func TestSamplesMatchWalk(t *testing.T) {
 			}
 			fast++
 			compareTrees(t, name, fromSamples(tl, false, 0, 0), buildWalk(tl))
-			n := len(tl.Times)
-			span := tl.Times[n-1] - tl.Times[0]
-			for _, w := range [][2]profile.Time{{tl.Times[0] - 1000, tl.Times[n-1] + 1000}, {tl.Times[0] + span/3, tl.Times[0] + span/2}, {tl.Times[n-1] + 10, tl.Times[n-1] + 20}} {
+			end := tl.End
+			span := end - tl.Times[0]
+			for _, w := range [][2]profile.Time{{tl.Times[0] - 1000, end + 1000}, {tl.Times[0] + span/3, tl.Times[0] + span/2}, {end + 10, end + 20}} {
 				wname := fmt.Sprintf("%s window %v", name, w)
 				got, want := fromSamples(tl, true, w[0], w[1]), buildWindowWalk(tl, w[0], w[1])
 				compareTrees(t, wname, got, want)

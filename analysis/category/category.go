@@ -172,7 +172,7 @@ func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
 	if n == 0 {
 		return make([]profile.Time, len(p.Categories))
 	}
-	return TimesIn(p, tl, tl.Times[0], tl.Times[n])
+	return TimesIn(p, tl, tl.Times[0], tl.End)
 }
 
 // TimesIn is Times with every sample clipped to [from, to].
@@ -181,7 +181,7 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 	base := int(p.Threads[tl.Thread].Samples.Start)
 	for i := range tl.Samples {
 		c := p.Samples.Category[base+i]
-		if d := min(tl.Times[i+1], to) - max(tl.Times[i], from); int(c) < len(out) && d > 0 {
+		if d := min(tl.TimeAt(i+1), to) - max(tl.Times[i], from); int(c) < len(out) && d > 0 {
 			out[c] += d
 		}
 	}

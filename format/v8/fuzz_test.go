@@ -326,7 +326,7 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 		t.Fatalf("NewTimeline: %v", err)
 	}
 	n := len(tl.Samples)
-	if n != len(ss.Node) || (n > 0 && len(tl.Times) != n+1) || (n == 0 && len(tl.Times) != 0) {
+	if n != len(ss.Node) || len(tl.Times) != n {
 		t.Fatalf("timeline: %d samples and %d times for %d samples", n, len(tl.Times), len(ss.Node))
 	}
 	for i, x := range tl.Samples {
@@ -351,7 +351,7 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 	// Calls carry DevTools' float-ms rounding: allow a few ulps of the
 	// largest time (in ns, maxAbs·2^−52 is one ulp of its ms value).
 	maxAbs := max(th.End, -th.End)
-	for _, x := range tl.Times {
+	for _, x := range append(tl.Times[:n:n], tl.End) {
 		maxAbs = max(maxAbs, x, -x)
 	}
 	c.ulp = maxAbs>>50 + 1
@@ -359,7 +359,7 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 	// extrapolated or legacy end, else endTime, as DevTools takes it)
 	// does not come before the last sample.
 	if n > 0 {
-		end := tl.Times[n]
+		end := tl.End
 		if end == 0 {
 			end = th.End
 		}

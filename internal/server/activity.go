@@ -57,9 +57,9 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 	ts := ax.tl.Times
 	n := len(ax.tl.Samples)
 	lo, hi := max(from, ax.from), min(to, ax.to)
-	i := sort.Search(n, func(k int) bool { return ts[k+1] > lo })
+	i := sort.Search(n, func(k int) bool { return ax.tl.TimeAt(k+1) > lo })
 	for ; i < n && ts[i] < hi; i++ {
-		s, e := max(ts[i], lo), min(ts[i+1], hi)
+		s, e := max(ts[i], lo), min(ax.tl.TimeAt(i+1), hi)
 		if e <= s {
 			continue
 		}
