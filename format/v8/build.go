@@ -232,6 +232,9 @@ func (p *parser) appendThread(th profile.Thread) error {
 
 	// 4. Samples.
 	ns := len(p.samples)
+	if p.samples32 != nil {
+		ns = len(p.samples32)
+	}
 	var times []int64
 	switch {
 	case p.legacy && p.timestamps != nil:
@@ -284,7 +287,15 @@ func (p *parser) appendThread(th profile.Thread) error {
 	}
 	sampleBase := len(prof.Samples.Node)
 	s := &prof.Samples
-	s.Node = slices.Grow(s.Node, ns)
+	ids32 := p.samples32
+	if ids32 != nil && cap(s.Node) == 0 {
+		// The first thread's nodes are written over its ids (sample i
+		// goes to index ≤ i), as its times over its deltas.
+		s.Node = unsafe.Slice((*profile.NodeID)(unsafe.SliceData(ids32)), len(ids32))[:0]
+		p.samples32 = nil
+	} else {
+		s.Node = slices.Grow(s.Node, ns)
+	}
 	if cap(s.Time) == 0 && len(times) > 0 {
 		// The first thread's times are written over the array they were
 		// read into (sample i goes to index ≤ i): a 35 M-sample profile
@@ -300,7 +311,13 @@ func (p *parser) appendThread(th profile.Thread) error {
 		s.Column = make([]int32, sampleBase, sampleBase+ns)
 	}
 	var dropped, backwards, unknown int64
-	for i, id := range p.samples {
+	for i := range ns {
+		var id int64
+		if ids32 != nil {
+			id = int64(ids32[i])
+		} else {
+			id = p.samples[i]
+		}
 		k, ok := ids.get(id)
 		if !ok {
 			if p.lenient {

@@ -89,6 +89,7 @@ type parser struct {
 	children   []int64
 	ticks      []profile.LineTick // Node holds the raw node index until build
 	samples    []int64
+	samples32  []int32 // the samples instead, when every id fits (ParseBytes)
 	deltas     []int64 // ns
 	timestamps []int64 // ns (legacy)
 	startF     float64 // startTime as written: µs, or seconds in the legacy form
@@ -232,10 +233,18 @@ func (p *parser) parseTop() error {
 				return p.fail(off, "samples", s.TypeError("array"))
 			}
 			p.hasSamples = true
-			if v, ok := p.tail.take(s, false); ok {
-				p.samples = v
+			if v, v32, ok := p.tail.take(s, false); ok {
+				p.samples, p.samples32 = v, v32
 				continue
 			}
+			start := s.Offset()
+			var fits bool
+			if p.samples32, fits, err = s.Ints32(p.samples32[:0]); err == nil && fits {
+				p.samples = nil
+				continue
+			}
+			p.samples32 = nil
+			s.SetOffset(start)
 			p.samples, err = s.Ints(p.samples[:0])
 			if err != nil {
 				return p.fail(off, fmt.Sprintf("samples[%d]", len(p.samples)), err)
@@ -246,7 +255,7 @@ func (p *parser) parseTop() error {
 				continue
 			}
 			p.hasDeltas = true
-			if v, ok := p.tail.take(s, true); ok {
+			if v, _, ok := p.tail.take(s, true); ok {
 				p.deltas = v
 				continue
 			}

@@ -38,6 +38,7 @@ type tailArrays struct {
 type tailArray struct {
 	at, end int64
 	vals    []int64
+	vals32  []int32 // samples whose ids all fit
 	err     error
 	done    chan struct{}
 }
@@ -94,7 +95,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		}
 		i--
 	}
-	start := func(a *tailArray, read func(*jsonscan.Scanner) ([]int64, error)) {
+	start := func(a *tailArray, read func(*jsonscan.Scanner) ([]int64, []int32, error)) {
 		if a.at < 0 {
 			return
 		}
@@ -113,13 +114,22 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			s.SetOffset(a.at)
 			s.Release = p.release
 			s.SetReleaseFrom(a.at)
-			a.vals, a.err = read(s)
+			a.vals, a.vals32, a.err = read(s)
 			a.end = s.Offset()
 		}()
 	}
-	start(&t.samples, func(s *jsonscan.Scanner) ([]int64, error) { return s.Ints(nil) })
-	start(&t.deltas, func(s *jsonscan.Scanner) ([]int64, error) {
-		return p.readMicrosArrayFrom(s, nil, "timeDeltas")
+	start(&t.samples, func(s *jsonscan.Scanner) ([]int64, []int32, error) {
+		at := s.Offset()
+		if v32, fits, err := s.Ints32(nil); err != nil || fits {
+			return nil, v32, err
+		}
+		s.SetOffset(at)
+		v, err := s.Ints(nil)
+		return v, nil, err
+	})
+	start(&t.deltas, func(s *jsonscan.Scanner) ([]int64, []int32, error) {
+		v, err := p.readMicrosArrayFrom(s, nil, "timeDeltas")
+		return v, nil, err
 	})
 	return t
 }
@@ -127,24 +137,24 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 // take returns the values of the samples (or timeDeltas) array when it was
 // read ahead from the offset s is at (after skipping white space), moving s
 // past it; ok is false when the parser must read the member itself.
-func (t *tailArrays) take(s *jsonscan.Scanner, deltas bool) (vals []int64, ok bool) {
+func (t *tailArrays) take(s *jsonscan.Scanner, deltas bool) (vals []int64, vals32 []int32, ok bool) {
 	if t == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	a := &t.samples
 	if deltas {
 		a = &t.deltas
 	}
 	if a.at < 0 || s.Peek() != '[' || s.Offset() != a.at {
-		return nil, false
+		return nil, nil, false
 	}
 	<-a.done
 	if a.err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	s.SetOffset(a.end)
 	tailTaken.Add(1)
-	return a.vals, true
+	return a.vals, a.vals32, true
 }
 
 // wait waits for the goroutines still reading, so that none outlives the

@@ -61,6 +61,14 @@ func TestTailArraysSameResult(t *testing.T) {
 	add("spaces", bytes.ReplaceAll(base, []byte(`],"`), []byte("] ,\n \"")))
 	add("member last", append(bytes.TrimSuffix(base, []byte("}")), []byte(`,"title":"x"}`)...))
 	add("escaped key", bytes.Replace(base, []byte(`"timeDeltas"`), []byte(`"time\u0044eltas"`), 1))
+	// Ids beyond int32: the samples are read again as int64.
+	bigIDs := []byte(`{"nodes":[{"id":5000000000,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2]},` +
+		`{"id":2,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":1,"columnNumber":1}}],` +
+		`"startTime":0,"endTime":100,"samples":[2,5000000000,2],"timeDeltas":[1,2,3]}`)
+	if p, err := ParseBytes(bigIDs, Limits{}); err != nil || p.Samples.Len() != 3 || p.Samples.Node[1] != 0 || p.Samples.Node[0] != 1 {
+		t.Errorf("ids beyond int32: %v, %+v", err, p)
+	}
+	add("big ids", bigIDs)
 	compared, ahead := 0, 0
 	taken := tailTaken.Load()
 	for _, d := range docs {

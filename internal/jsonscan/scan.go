@@ -570,6 +570,31 @@ func (s *Scanner) Ints(dst []int64) ([]int64, error) {
 	}
 }
 
+// Ints32 is Ints for values that fit in an int32 (node ids, the bulk of a
+// long recording: half the memory). fits is false, and the scanner's
+// position undefined, when a value does not fit: read the array again with
+// Ints.
+func (s *Scanner) Ints32(dst []int32) (out []int32, fits bool, err error) {
+	if err := s.BeginArray(); err != nil {
+		return dst, true, err
+	}
+	dst = slices.Grow(dst, s.countElems())
+	for first := true; ; first = false {
+		ok, err := s.NextElem(first)
+		if err != nil || !ok {
+			return dst, true, err
+		}
+		v, err := s.Int()
+		if err != nil {
+			return dst, true, err
+		}
+		if v != int64(int32(v)) {
+			return dst, false, nil
+		}
+		dst = append(dst, int32(v))
+	}
+}
+
 // countElems estimates the number of elements of the array of numbers the
 // scanner is in (just after its '['): the commas before the next ']', plus
 // one. It sizes the slice the elements go to, so that a million numbers are
