@@ -43,6 +43,24 @@ func BenchmarkSummary(b *testing.B) {
 		}
 		run(b, path)
 	})
+	for _, sh := range proftest.Shapes {
+		// The shapes of bench/shapes.sh at a quarter of their size
+		// (bench/shapes.sh times them whole against the DevTools engine).
+		b.Run(sh.Name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), sh.Name+".cpuprofile")
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := proftest.WriteShapedCPUProfile(f, sh, 0.25, 1); err != nil {
+				b.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
+			run(b, path)
+		})
+	}
 	b.Run("generated", func(b *testing.B) {
 		path := filepath.Join(b.TempDir(), "generated.cpuprofile")
 		if err := os.WriteFile(path, proftest.LargeCPUProfile(2, 150_000, 150_000), 0o644); err != nil {
