@@ -12,6 +12,7 @@ package calls
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"unsafe"
 
@@ -117,6 +118,24 @@ func (tl *Timeline) TimeAt(i int) profile.Time {
 		return tl.End
 	}
 	return tl.Times[i]
+}
+
+// WalkEnd returns the time at which Walk closes the calls still open after
+// the last sample (DevTools' timestamps[n] || profileEndTime, in float ms),
+// to the nearest nanosecond, and whether that float time is within a
+// quarter of a nanosecond of it. When it is, and the times are below 2^49
+// ns, every duration the walk computes from it rounds to the exact
+// difference in ns, so sums over sample intervals equal the walk's sums;
+// an extrapolated end that falls half-way between two nanoseconds is
+// rounded by the walk call by call, as float noise decides.
+func (tl *Timeline) WalkEnd() (profile.Time, bool) {
+	ms := tl.msAt(len(tl.Times))
+	if ms == 0 || math.IsNaN(ms) {
+		ms = devtoolsMillis(tl.Profile.Threads[tl.Thread].EndAsDevTools())
+	}
+	ns := ms * 1e6
+	r := math.Round(ns)
+	return profile.Time(r), math.Abs(ns-r) < 0.25
 }
 
 // sameID reports whether expanded nodes x and y have the same input id (the

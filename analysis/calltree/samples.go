@@ -36,12 +36,14 @@ import (
 //
 // Times are the timeline's int64 ns; the walk computes a call's duration
 // and self as DevTools does, in float ms, and agrees with these sums within
-// a nanosecond while a thread's times stay below 2^50 ns (13 days): a
-// profile on an epoch clock (XS) keeps the walk, with DevTools' rounding.
+// a nanosecond while a thread's times stay below 2^49 ns (6.5 days) and the
+// extrapolated end is not half-way between two nanoseconds (WalkEnd): a
+// profile on an epoch clock (XS), or such an end, keeps the walk, with
+// DevTools' rounding.
 
 // maxSampleTreeTime bounds the times for which the walk's float ms equal
-// the samples' ns (see above).
-const maxSampleTreeTime = 1 << 50
+// the samples' ns (see above, and calls.Timeline.WalkEnd).
+const maxSampleTreeTime = 1 << 49
 
 // fromSamples returns the tree of tl over [from, to] (clip) or over all its
 // time, or nil when the thread is not a tree or its times are too large for
@@ -60,11 +62,8 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		}
 	}
 	times := tl.Times
-	end := tl.End
-	if end == 0 {
-		end = thr.EndAsDevTools() // DevTools: timestamps[n] || profileEndTime
-	}
-	if tmax := max(abs(times[0]), abs(times[n-1]), abs(end)); tmax >= maxSampleTreeTime {
+	end, exact := tl.WalkEnd()
+	if tmax := max(abs(times[0]), abs(times[n-1]), abs(end)); !exact || tmax >= maxSampleTreeTime {
 		return nil
 	}
 
@@ -235,10 +234,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 // the samples, one per run, not from the calls.
 func (t *Tree) sampleIntervals(tl *calls.Timeline, from, to profile.Time, yield func(Interval) bool) {
 	times := tl.Times
-	end := tl.End
-	if end == 0 {
-		end = tl.Profile.Threads[tl.Thread].EndAsDevTools()
-	}
+	end, _ := tl.WalkEnd()
 	gc := tl.GC
 	cur, curStart := int32(0), from // the run being gathered
 	emit := func(at profile.Time, node int32) bool {
