@@ -122,12 +122,12 @@ func (tl *Timeline) TimeAt(i int) profile.Time {
 
 // WalkEnd returns the time at which Walk closes the calls still open after
 // the last sample (DevTools' timestamps[n] || profileEndTime, in float ms),
-// to the nearest nanosecond, and whether that float time is within a
-// quarter of a nanosecond of it. When it is, and the times are below 2^49
-// ns, every duration the walk computes from it rounds to the exact
-// difference in ns, so sums over sample intervals equal the walk's sums;
-// an extrapolated end that falls half-way between two nanoseconds is
-// rounded by the walk call by call, as float noise decides.
+// to the nearest nanosecond, and whether every duration the walk computes
+// from it rounds to the exact difference in ns from that time. A call's
+// duration is round(end·1e6 − ms_k·1e6), and ms_k·1e6 differs from the
+// sample's integer time by at most half an ulp of the ms value: so the end
+// must not be within two ulps (in ns) of half-way between two nanoseconds,
+// where the walk rounds call by call as float noise decides.
 func (tl *Timeline) WalkEnd() (profile.Time, bool) {
 	ms := tl.msAt(len(tl.Times))
 	if ms == 0 || math.IsNaN(ms) {
@@ -135,7 +135,8 @@ func (tl *Timeline) WalkEnd() (profile.Time, bool) {
 	}
 	ns := ms * 1e6
 	r := math.Round(ns)
-	return profile.Time(r), math.Abs(ns-r) < 0.25
+	ulp := (math.Nextafter(math.Abs(ms), math.Inf(1)) - math.Abs(ms)) * 1e6
+	return profile.Time(r), math.Abs(ns-r) < 0.5-2*ulp
 }
 
 // sameID reports whether expanded nodes x and y have the same input id (the

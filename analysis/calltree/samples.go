@@ -36,14 +36,14 @@ import (
 //
 // Times are the timeline's int64 ns; the walk computes a call's duration
 // and self as DevTools does, in float ms, and agrees with these sums within
-// a nanosecond while a thread's times stay below 2^49 ns (6.5 days) and the
+// a nanosecond while a thread's times stay below 2^50 ns (13 days) and the
 // extrapolated end is not half-way between two nanoseconds (WalkEnd): a
 // profile on an epoch clock (XS), or such an end, keeps the walk, with
 // DevTools' rounding.
 
 // maxSampleTreeTime bounds the times for which the walk's float ms equal
 // the samples' ns (see above, and calls.Timeline.WalkEnd).
-const maxSampleTreeTime = 1 << 49
+const maxSampleTreeTime = 1 << 50
 
 // fromSamples returns the tree of tl over [from, to] (clip) or over all its
 // time, or nil when the thread is not a tree or its times are too large for
