@@ -246,8 +246,10 @@ func (ft *frameTable) get(f profile.FrameID) int32 {
 func (ft *frameTable) renumber(profs []*stacks) {
 	count := make([]int, len(ft.out))
 	for _, s := range profs {
-		for _, f := range s.frames {
-			count[f]++
+		for i := range s.len() {
+			for _, f := range s.stack(i) {
+				count[f]++
+			}
 		}
 	}
 	order := make([]int32, len(ft.out))
@@ -278,14 +280,14 @@ func (ft *frameTable) renumber(profs []*stacks) {
 // stacks is one thread's weighted stacks, consecutive identical ones merged.
 type stacks struct {
 	name    string
-	frames  []int32 // speedscope frame indexes of all stacks, root first
-	off     []int32 // stack i is frames[off[i]:off[i+1]]
+	frames  []int32 // speedscope frame indexes of the stacks, root first
+	lo, hi  []int32 // stack i is frames[lo[i]:hi[i]]; stacks of one path share them
 	start   []int64 // ns on the input's clock
 	weight  []int64 // ns
 	program int32   // the "(program)" frame, or −1
 }
 
-func (s *stacks) stack(i int) []int32 { return s.frames[s.off[i]:s.off[i+1]] }
+func (s *stacks) stack(i int) []int32 { return s.frames[s.lo[i]:s.hi[i]] }
 func (s *stacks) len() int            { return len(s.weight) }
 
 // collect gathers a thread's stacks with frames, merging consecutive
@@ -301,15 +303,19 @@ func (s *stacks) len() int            { return len(s.weight) }
 // left it alone or a GC sample, now on top of the stack before it, kept it
 // from applying).
 func collect(ts profile.ThreadStacks, ft *frameTable) (*stacks, error) {
-	s := &stacks{off: []int32{0}, program: -1}
+	s := &stacks{program: -1}
 	if ts.Stacks == nil {
 		return s, nil
 	}
-	add := func(start, weight int64) {
-		s.off = append(s.off, int32(len(s.frames)))
+	add := func(lo, hi int32, start, weight int64) {
+		s.lo = append(s.lo, lo)
+		s.hi = append(s.hi, hi)
 		s.start = append(s.start, start)
 		s.weight = append(s.weight, weight)
 	}
+	// The frames of each call path (profile.Stack.Path) are kept once:
+	// millions of stacks of a long recording share a few thousand paths.
+	byPath := map[int32][2]int32{}
 	var err error
 	for st := range ts.Stacks {
 		if st.Weight < 0 {
@@ -323,34 +329,42 @@ func collect(ts profile.ThreadStacks, ft *frameTable) (*stacks, error) {
 		if len(st.Frames) == 0 {
 			continue
 		}
-		n := len(s.frames)
-		for _, f := range st.Frames {
-			if int(f) < 0 || int(f) >= len(ft.p.Frames) {
-				err = fmt.Errorf("frame %d of a stack is not in the profile (%d frames)", f, len(ft.p.Frames))
+		r, known := byPath[st.Path]
+		if !known || st.Path <= 0 {
+			n := len(s.frames)
+			for _, f := range st.Frames {
+				if int(f) < 0 || int(f) >= len(ft.p.Frames) {
+					err = fmt.Errorf("frame %d of a stack is not in the profile (%d frames)", f, len(ft.p.Frames))
+					break
+				}
+				s.frames = append(s.frames, ft.get(f))
+			}
+			if err != nil {
 				break
 			}
-			s.frames = append(s.frames, ft.get(f))
-		}
-		if err != nil {
-			break
+			r, known = [2]int32{int32(n), int32(len(s.frames))}, false
+			if st.Path > 0 {
+				byPath[st.Path] = r
+			}
 		}
 		start, weight := int64(st.Time), int64(st.Weight)
-		cur := s.frames[n:]
+		cur := s.frames[r[0]:r[1]]
 		program := len(cur) == 1 && cur[0] == ft.program
 		if k := s.len(); k > 0 && !program {
 			contiguous := s.start[k-1]+s.weight[k-1] == start
-			if contiguous && slices.Equal(s.stack(k-1), cur) {
-				s.frames = s.frames[:n]
+			if contiguous && (s.lo[k-1] == r[0] && s.hi[k-1] == r[1] || slices.Equal(s.stack(k-1), cur)) {
+				if !known && st.Path <= 0 {
+					s.frames = s.frames[:r[0]] // not kept for a path: drop the copy
+				}
 				s.weight[k-1] += weight
 				continue
 			}
 		}
 		if program && weight >= 2 {
-			add(start, weight/2)
-			s.frames = append(s.frames, cur...)
+			add(r[0], r[1], start, weight/2)
 			start, weight = start+weight/2, weight-weight/2
 		}
-		add(start, weight)
+		add(r[0], r[1], start, weight)
 	}
 	s.program = ft.program
 	return s, err
