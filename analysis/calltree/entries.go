@@ -166,15 +166,7 @@ func (b *TreeBuilder) Finish() *Tree {
 	for n := 1; n < len(td); n++ {
 		td[n].Func = used[td[n].Func]
 	}
-	outer := t.outermost()
-	for n := 1; n < len(td); n++ {
-		f := &t.Funcs[td[n].Func]
-		f.Self += td[n].Self
-		f.Calls += td[n].Calls
-		if outer[n] {
-			f.Total += td[n].Total
-		}
-	}
+	t.addFuncs()
 
 	return t
 }

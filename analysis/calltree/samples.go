@@ -216,16 +216,23 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	for c := nodes[0].FirstChild; c >= 0; c = nodes[c].NextSibling {
 		nodes[0].Total += nodes[c].Total
 	}
+	t.addFuncs()
+	return t
+}
+
+// addFuncs adds each top-down node's self time and calls to its function,
+// and its total when it is the outermost node of its function on its path.
+func (t *Tree) addFuncs() {
+	td := t.TopDown
 	outer := t.outermost()
-	for k := 1; k < len(nodes); k++ {
-		f := &t.Funcs[nodes[k].Func]
-		f.Self += nodes[k].Self
-		f.Calls += nodes[k].Calls
-		if outer[k] {
-			f.Total += nodes[k].Total
+	for n := 1; n < len(td); n++ {
+		f := &t.Funcs[td[n].Func]
+		f.Self += td[n].Self
+		f.Calls += td[n].Calls
+		if outer[n] {
+			f.Total += td[n].Total
 		}
 	}
-	return t
 }
 
 // sampleIntervals is CallIntervals for a tree made from the samples: the

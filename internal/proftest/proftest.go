@@ -66,16 +66,9 @@ func LargeCPUProfile(seed uint64, nodes, samples int) []byte {
 			b = append(b, ',')
 		}
 		b = fmt.Appendf(b, `{"id":%d,"callFrame":`, i+1)
-		switch n.fn {
-		case -1:
-			b = append(b, `{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
-		case -2:
-			b = append(b, `{"functionName":"(program)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
-		case -3:
-			b = append(b, `{"functionName":"(idle)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
-		case -4:
-			b = append(b, `{"functionName":"(garbage collector)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
-		default:
+		if n.fn < 0 {
+			b = appendMetaFrame(b, int32(n.fn))
+		} else {
 			script := n.fn % 40
 			b = fmt.Appendf(b, `{"functionName":"fn%d_%s","scriptId":"%d","url":"https://example.com/static/js/chunk-%d.%08x.js","lineNumber":%d,"columnNumber":%d}`,
 				n.fn, "handleEvent", script+10, script, script*2654435761, n.fn*7%5000, n.fn*13%200)
@@ -117,6 +110,15 @@ func LargeCPUProfile(seed uint64, nodes, samples int) []byte {
 		b = strconv.AppendInt(b, int64(d), 10)
 	}
 	return append(b, "]}"...)
+}
+
+// appendMetaFrame appends the callFrame of a meta node: fn −1 (root), −2
+// (program), −3 (idle) or −4 (garbage collector).
+func appendMetaFrame(b []byte, fn int32) []byte {
+	name := [...]string{"(root)", "(program)", "(idle)", "(garbage collector)"}[-1-fn]
+	b = append(b, `{"functionName":"`...)
+	b = append(b, name...)
+	return append(b, `","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
 }
 
 // RepoRoot returns the repository root.

@@ -139,16 +139,9 @@ func WriteShapedCPUProfile(w io.Writer, sh Shape, scale float64, seed uint64) er
 		b = append(b, `{"id":`...)
 		b = strconv.AppendInt(b, int64(i+1), 10)
 		b = append(b, `,"callFrame":`...)
-		switch n.fn {
-		case -1:
-			b = append(b, `{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
-		case -2:
-			b = append(b, `{"functionName":"(program)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
-		case -3:
-			b = append(b, `{"functionName":"(idle)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
-		case -4:
-			b = append(b, `{"functionName":"(garbage collector)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}`...)
-		default:
+		if n.fn < 0 {
+			b = appendMetaFrame(b, n.fn)
+		} else {
 			script := n.fn % 97
 			b = fmt.Appendf(b, `{"functionName":"%s%d","scriptId":"%d","url":"file:///work/node_modules/typescript/lib/part%d.js","lineNumber":%d,"columnNumber":%d}`,
 				fnNames[n.fn%int32(len(fnNames))], n.fn, script+20, script, n.fn*37%90000, n.fn*13%120)
@@ -264,31 +257,24 @@ func RepeatSamples(w io.Writer, nodesJSON []byte, startTime int64, samples, delt
 	b := fmt.Appendf(nil, `,"startTime":%d,"endTime":%d,"samples":[`, startTime, end)
 	put(b)
 	b = b[:0]
-	for r := range reps {
-		for i, s := range samples {
-			if r > 0 || i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, s, 10)
-			if len(b) > 1<<16 {
-				put(b)
-				b = b[:0]
+	// repeated appends vs reps times, comma-separated, writing as it goes.
+	repeated := func(vs []int64) {
+		for r := range reps {
+			for i, v := range vs {
+				if r > 0 || i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, v, 10)
+				if len(b) > 1<<16 {
+					put(b)
+					b = b[:0]
+				}
 			}
 		}
 	}
+	repeated(samples)
 	b = append(b, `],"timeDeltas":[`...)
-	for r := range reps {
-		for i, d := range deltas {
-			if r > 0 || i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, d, 10)
-			if len(b) > 1<<16 {
-				put(b)
-				b = b[:0]
-			}
-		}
-	}
+	repeated(deltas)
 	b = append(b, "]}"...)
 	put(b)
 	if err == nil {
