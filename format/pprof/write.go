@@ -175,17 +175,13 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 	if opts.View != "" && opts.View != "all" {
 		wr.out.Comments = append(wr.out.Comments, "view: "+opts.View)
 	}
-	var intervals []profile.Time
+	var series [][]profile.Time // each thread's sample times, for the period
 	var start, end profile.Time
 	spanned := false
 	for ti, ts := range stacks {
 		th := &p.Threads[ts.Thread]
 		times := p.Samples.Time[th.Samples.Start:th.Samples.End] // sorted
-		for i := 1; i < len(times); i++ {
-			if d := times[i] - times[i-1]; d > 0 {
-				intervals = append(intervals, d)
-			}
-		}
+		series = append(series, times)
 		name := th.Name
 		if name == "" {
 			name = fmt.Sprintf("tid %d", th.TID)
@@ -246,9 +242,8 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 	if opts.Lines != nil {
 		wr.splitLines(stacks, opts.Lines)
 	}
-	if len(intervals) > 0 {
-		slices.Sort(intervals)
-		wr.out.Period = int64(intervals[len(intervals)/2])
+	if median := profile.MedianInterval(series...); median > 0 {
+		wr.out.Period = int64(median) // the median positive interval of all threads
 	}
 	wr.out.DurationNanos = int64(end - start)
 	return wr.out, nil

@@ -1,0 +1,65 @@
+package profile
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestMedianInterval checks the radix selection against a sort, on
+// intervals of every scale: constant, µs multiples with pauses, random ns
+// over 40 bits, with zero and negative intervals left out.
+func TestMedianInterval(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		name string
+		dt   func() Time
+	}{
+		{"constant", func() Time { return 1000 }},
+		{"µs with pauses", func() Time {
+			if r.IntN(100) == 0 {
+				return Time(r.IntN(1e9)) * 1000
+			}
+			return Time(100+r.IntN(50)) * 1000
+		}},
+		{"random 40 bits", func() Time { return Time(r.Int64N(1 << 40)) }},
+		{"with zero and negative", func() Time { return Time(r.IntN(7) - 2) }},
+		{"two values", func() Time { return Time(1 + r.IntN(2)*(1<<50)) }},
+	} {
+		for _, n := range []int{0, 1, 2, 3, 10, 1001, 100_000} {
+			times := make([]Time, n)
+			var d []Time
+			for i := 1; i < n; i++ {
+				dt := tc.dt()
+				times[i] = times[i-1] + dt
+				if dt > 0 {
+					d = append(d, dt)
+				}
+			}
+			want := Time(0)
+			if len(d) > 0 {
+				slices.Sort(d)
+				want = d[len(d)/2]
+			}
+			if got := MedianInterval(times); got != want {
+				t.Errorf("%s, %d times: median %d, want %d", tc.name, n, got, want)
+			}
+		}
+	}
+}
+
+// TestMedianIntervalSeries checks that the intervals of several series are
+// pooled (not the gap between one series' end and the next one's start).
+func TestMedianIntervalSeries(t *testing.T) {
+	a := []Time{0, 10, 20, 30}    // 10, 10, 10
+	b := []Time{1000, 1005, 1007} // 5, 2
+	if got := MedianInterval(a, b); got != 10 {
+		t.Errorf("median of 10,10,10,5,2 = %d, want 10", got)
+	}
+	if got := MedianInterval(b); got != 5 {
+		t.Errorf("median of 5,2 = %d, want 5 (the upper)", got)
+	}
+	if got := MedianInterval(); got != 0 {
+		t.Errorf("no series: %d", got)
+	}
+}
