@@ -143,19 +143,22 @@ func write(w io.Writer, p *profile.Profile, all []profile.ThreadStacks, opts Opt
 			b = append(b, ',')
 		}
 		s.name = threadName(&p.Threads[all[i].Thread])
-		switch fm {
-		case formSampled:
-			b = s.appendSampled(b)
-		case formEvented:
-			b = append(b, s.appendEvented(nil, math.MaxInt)...)
-		default:
-			sampled := s.appendSampled(nil)
-			if evented := s.appendEvented(nil, len(sampled)); evented != nil {
-				sampled = evented
-			}
-			b = append(b, sampled...)
+		evented := fm == formEvented
+		if fm != formSampled && fm != formEvented {
+			// The smaller form: both are measured first, written to no
+			// file, so that neither is held whole (a 246 MB recording's
+			// profile is 690 MB of JSON).
+			sampled := &emitter{}
+			s.sampled(sampled)
+			evented = s.evented(&emitter{}, sampled.size())
 		}
-		b = flush(bw, b)
+		e := &emitter{b: b, bw: bw}
+		if evented {
+			s.evented(e, math.MaxInt64)
+		} else {
+			s.sampled(e)
+		}
+		b = flush(bw, e.b)
 	}
 	b = append(b, `],"name":`...)
 	name := opts.Name
@@ -393,63 +396,90 @@ func (s *stacks) appendHead(b []byte, typ string) []byte {
 	return b
 }
 
-// appendSampled appends the profile in the sampled form. Gaps between
-// stacks (time with no frames, or removed by a transform) are not kept:
-// speedscope lays the samples end to end.
-func (s *stacks) appendSampled(b []byte) []byte {
-	b = s.appendHead(b, "sampled")
-	b = append(b, `,"samples":[`...)
-	for i := range s.len() {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '[')
-		for j, f := range s.stack(i) {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(f), 10)
-		}
-		b = append(b, ']')
-	}
-	b = append(b, `],"weights":[`...)
-	for i, w := range s.weight {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, w, 10)
-	}
-	return append(b, "]}"...)
+// emitter is where a profile's JSON goes: b is written to bw as it grows
+// (or only counted, when bw is nil), so that the output is never held
+// whole.
+type emitter struct {
+	b  []byte
+	bw *bufio.Writer // nil: count only
+	n  int64         // bytes already passed on
 }
 
-// appendEvented appends the profile in the evented form: at the start of
+// spill passes b on once it is large.
+func (e *emitter) spill() {
+	if len(e.b) < 32<<10 {
+		return
+	}
+	e.n += int64(len(e.b))
+	if e.bw != nil {
+		e.bw.Write(e.b) // errors are sticky; Flush reports them
+	}
+	e.b = e.b[:0]
+}
+
+// size returns the bytes emitted so far.
+func (e *emitter) size() int64 { return e.n + int64(len(e.b)) }
+
+// sampled emits the profile in the sampled form. Gaps between stacks (time
+// with no frames, or removed by a transform) are not kept: speedscope lays
+// the samples end to end.
+func (s *stacks) sampled(e *emitter) {
+	e.b = s.appendHead(e.b, "sampled")
+	e.b = append(e.b, `,"samples":[`...)
+	for i := range s.len() {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = append(e.b, '[')
+		for j, f := range s.stack(i) {
+			if j > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.b = strconv.AppendInt(e.b, int64(f), 10)
+		}
+		e.b = append(e.b, ']')
+		e.spill()
+	}
+	e.b = append(e.b, `],"weights":[`...)
+	for i, w := range s.weight {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = strconv.AppendInt(e.b, w, 10)
+		e.spill()
+	}
+	e.b = append(e.b, "]}"...)
+}
+
+// evented emits the profile in the evented form: at the start of
 // each stack, the frames of the previous stack that it does not share are
 // closed (innermost first) and its own opened. Where the previous stack
 // ended earlier (a gap), all its frames close at its end. Between two
 // samples of (program) alone the frame is closed and opened again, so that
 // they stay two samples (see collect).
 //
-// It returns nil as soon as the result would be longer than limit.
-func (s *stacks) appendEvented(b []byte, limit int) []byte {
-	limit += len(b)
+// It reports false as soon as the output would be limit bytes or longer
+// (what it emitted is then incomplete: a measuring emitter's).
+func (s *stacks) evented(e *emitter, limit int64) bool {
+	limit += e.size()
 	if limit < 0 { // overflow
-		limit = math.MaxInt
+		limit = math.MaxInt64
 	}
-	b = s.appendHead(b, "evented")
-	b = append(b, `,"events":[`...)
+	e.b = s.appendHead(e.b, "evented")
+	e.b = append(e.b, `,"events":[`...)
 	first := true
 	event := func(typ byte, f int32, at int64) {
 		if !first {
-			b = append(b, ',')
+			e.b = append(e.b, ',')
 		}
 		first = false
-		b = append(b, `{"type":"`...)
-		b = append(b, typ)
-		b = append(b, `","frame":`...)
-		b = strconv.AppendInt(b, int64(f), 10)
-		b = append(b, `,"at":`...)
-		b = strconv.AppendInt(b, at, 10)
-		b = append(b, '}')
+		e.b = append(e.b, `{"type":"`...)
+		e.b = append(e.b, typ)
+		e.b = append(e.b, `","frame":`...)
+		e.b = strconv.AppendInt(e.b, int64(f), 10)
+		e.b = append(e.b, `,"at":`...)
+		e.b = strconv.AppendInt(e.b, at, 10)
+		e.b = append(e.b, '}')
 	}
 	var open []int32
 	var end int64
@@ -476,15 +506,14 @@ func (s *stacks) appendEvented(b []byte, limit int) []byte {
 		}
 		open = append(open[:k], st[k:]...)
 		end = at + s.weight[i]
-		if len(b) > limit {
-			return nil
+		if e.size() > limit {
+			return false
 		}
+		e.spill()
 	}
 	for j := len(open) - 1; j >= 0; j-- {
 		event('C', open[j], end)
 	}
-	if b = append(b, "]}"...); len(b) >= limit {
-		return nil
-	}
-	return b
+	e.b = append(e.b, "]}"...)
+	return e.size() < limit
 }
