@@ -328,19 +328,32 @@ func (s *server) entry(q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := q.int("id", -1, 0, fx.len()-1)
-	if err != nil || id < 0 {
-		return nil, badf("id: want an entry id from 0 to %d", fx.len()-1)
-	}
-	origin, err := th.Origin(q.ctx)
+	out, err := flameEntry(q, th, fx)
 	if err != nil {
 		return nil, err
 	}
 	p := q.sess.Profile
+	out.Function = frameFunction(p, fx.frame(out.ID))
+	out.Name = p.Str(fx.name(out.ID))
+	return out, nil
+}
+
+// flameEntry reads the entry id= of index fx and gives what every entry
+// answer has: its id, times from thread th's origin, level and category
+// (the caller names its function).
+func flameEntry(q *request, th *session.Thread, fx *flameIndex) (report.FlameEntry, error) {
+	id, err := q.int("id", -1, 0, fx.len()-1)
+	if err != nil || id < 0 {
+		return report.FlameEntry{}, badf("id: want an entry id from 0 to %d", fx.len()-1)
+	}
+	origin, err := th.Origin(q.ctx)
+	if err != nil {
+		return report.FlameEntry{}, err
+	}
+	p := q.sess.Profile
 	e := int32(id)
-	out := report.FlameEntry{ID: e, Function: frameFunction(p, fx.frame(e)), StartUs: report.Micros(fx.start(e) - origin),
+	out := report.FlameEntry{ID: e, StartUs: report.Micros(fx.start(e) - origin),
 		DurUs: report.Micros(fx.dur(e)), SelfUs: report.Micros(fx.selfTime(e)), Level: fx.level(e)}
-	out.Name = p.Str(fx.name(e))
 	if c := int(fx.cat(e)); c < len(p.Categories) {
 		out.Category = p.Categories[c].Name
 	}

@@ -195,23 +195,13 @@ func (s *server) eventEntry(q *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := q.int("id", -1, 0, fx.len()-1)
-	if err != nil || id < 0 {
-		return nil, badf("id: want an entry id from 0 to %d", fx.len()-1)
-	}
-	origin, err := th.Origin(q.ctx)
+	fe, err := flameEntry(q, th, fx)
 	if err != nil {
 		return nil, err
 	}
 	p := q.sess.Profile
-	e := int32(id)
-	ev := &fx.ev[fx.es[e].Event]
-	out := EventEntry{FlameEntry: report.FlameEntry{ID: e, Function: report.Function{Name: p.Str(ev.Name), Line: -1, Col: -1, Event: true},
-		StartUs: report.Micros(fx.start(e) - origin), DurUs: report.Micros(fx.dur(e)), SelfUs: report.Micros(fx.selfTime(e)), Level: fx.level(e)},
-		TraceCat: p.Str(ev.Cat)}
-	out.Name = p.Str(ev.Name)
-	if c := int(fx.cat(e)); c < len(p.Categories) {
-		out.Category = p.Categories[c].Name
-	}
-	return out, nil
+	ev := &fx.ev[fx.es[fe.ID].Event]
+	fe.Function = report.Function{Name: p.Str(ev.Name), Line: -1, Col: -1, Event: true}
+	fe.Name = p.Str(ev.Name)
+	return EventEntry{FlameEntry: fe, TraceCat: p.Str(ev.Cat)}, nil
 }
