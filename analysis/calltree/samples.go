@@ -75,13 +75,12 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		first[i] = int32(n)
 	}
 	inc := make([]int32, nn)
-	type gcKey = int32 // the node the GC sample is stacked on
 	type gcAt struct {
 		self  profile.Time
 		calls int32
 		first int32
 	}
-	var gcs map[gcKey]*gcAt
+	var gcs map[int32]*gcAt // by the node the GC samples are stacked on
 	gc := tl.GC
 	par, depth := tl.Parent, tl.Depth
 	prev := int32(0) // the root
@@ -103,7 +102,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 			g := gcs[gcParent]
 			if g == nil {
 				if gcs == nil {
-					gcs = map[gcKey]*gcAt{}
+					gcs = map[int32]*gcAt{}
 				}
 				g = &gcAt{first: int32(i)}
 				gcs[gcParent] = g

@@ -556,7 +556,7 @@ func (s *Scanner) Ints(dst []int64) ([]int64, error) {
 	if err := s.BeginArray(); err != nil {
 		return dst, err
 	}
-	dst = slices.Grow(dst, s.countElems())
+	dst = slices.Grow(dst, s.CountElems())
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil || !ok {
@@ -578,7 +578,7 @@ func (s *Scanner) Ints32(dst []int32) (out []int32, fits bool, err error) {
 	if err := s.BeginArray(); err != nil {
 		return dst, true, err
 	}
-	dst = slices.Grow(dst, s.countElems())
+	dst = slices.Grow(dst, s.CountElems())
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil || !ok {
@@ -595,13 +595,13 @@ func (s *Scanner) Ints32(dst []int32) (out []int32, fits bool, err error) {
 	}
 }
 
-// countElems estimates the number of elements of the array of numbers the
+// CountElems estimates the number of elements of the array of numbers the
 // scanner is in (just after its '['): the commas before the next ']', plus
 // one. It sizes the slice the elements go to, so that a million numbers are
 // not appended through growths that allocate five times their size; for an
 // array of anything else it is only a guess. Go's bytes functions scan at
 // memory speed.
-func (s *Scanner) countElems() int {
+func (s *Scanner) CountElems() int {
 	rest := s.data[s.pos:]
 	end := bytes.IndexByte(rest, ']')
 	if end < 0 {
@@ -609,10 +609,6 @@ func (s *Scanner) countElems() int {
 	}
 	return bytes.Count(rest[:end], []byte{','}) + 1
 }
-
-// CountElems is countElems for readers that read an array of numbers
-// element by element.
-func (s *Scanner) CountElems() int { return s.countElems() }
 
 // Skip skips one value of any kind, checking its syntax.
 func (s *Scanner) Skip() error {
