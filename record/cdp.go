@@ -145,10 +145,12 @@ type conn struct {
 	calls   pending
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when reading stops
+	log     *protocolLog  // nil: no log
 }
 
-// dial connects to a DevTools websocket (ws://host:port/…).
-func dial(ctx context.Context, wsURL string, onEvent func(event)) (*conn, error) {
+// dial connects to a DevTools websocket (ws://host:port/…). log, when not
+// nil, receives every message sent and received.
+func dial(ctx context.Context, wsURL string, onEvent func(event), log io.Writer) (*conn, error) {
 	ws, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPClient: loopbackClient})
 	if err != nil {
 		return nil, dialError(wsURL, err)
@@ -156,8 +158,35 @@ func dial(ctx context.Context, wsURL string, onEvent func(event)) (*conn, error)
 	ws.SetReadLimit(maxMessage)
 	rctx, cancel := context.WithCancel(context.Background())
 	c := &conn{ws: ws, onEvent: onEvent, cancel: cancel, done: make(chan struct{})}
+	if log != nil {
+		c.log = &protocolLog{w: log}
+	}
 	go c.read(rctx)
 	return c, nil
+}
+
+// protocolLog writes one line per protocol message: the wall-clock time,
+// the direction, and the message cut to logMessage bytes (a Profiler.stop
+// reply is a whole profile).
+type protocolLog struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+const logMessage = 400
+
+func (l *protocolLog) message(dir string, data []byte) {
+	if l == nil {
+		return
+	}
+	cut := ""
+	if len(data) > logMessage {
+		cut = fmt.Sprintf(" …(%d bytes)", len(data))
+		data = data[:logMessage]
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "%s %s %s%s\n", time.Now().Format("15:04:05.000000"), dir, data, cut)
 }
 
 // dialError turns the usual failures into one-line answers.
@@ -183,6 +212,7 @@ func (c *conn) read(ctx context.Context) {
 	for {
 		_, data, err := c.ws.Read(ctx)
 		if err != nil {
+			c.log.message("!!", []byte(err.Error()))
 			if ctx.Err() != nil {
 				c.calls.fail(errors.New("connection closed"))
 			} else if errors.Is(err, io.EOF) || websocket.CloseStatus(err) != -1 {
@@ -195,6 +225,7 @@ func (c *conn) read(ctx context.Context) {
 			}
 			return
 		}
+		c.log.message("<-", data)
 		m := new(message)
 		if err := json.Unmarshal(data, m); err != nil {
 			continue // not a protocol message: ignore, as DevTools does
@@ -233,6 +264,7 @@ func (c *conn) send(ctx context.Context, session, method string, params, res any
 		c.calls.remove(id)
 		return err
 	}
+	c.log.message("->", raw)
 	if err := c.ws.Write(ctx, websocket.MessageText, raw); err != nil {
 		c.calls.remove(id)
 		if ctx.Err() != nil {

@@ -96,6 +96,9 @@ type ChromeOptions struct {
 	Gzip bool
 	// Progress, when set, receives one-line status messages.
 	Progress func(msg string)
+	// ProtocolLog, when set, receives every DevTools-protocol message, as
+	// NodeOptions.ProtocolLog.
+	ProtocolLog io.Writer
 }
 
 // TraceInfo describes a recorded trace.
@@ -160,7 +163,7 @@ func Chrome(ctx context.Context, pageURL string, w io.Writer, opts ChromeOptions
 	t := &tracer{loaded: make(chan struct{}), complete: make(chan string, 1), closed: make(chan struct{})}
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	c, err := dial(cctx, wsURL, t.event)
+	c, err := dial(cctx, wsURL, t.event, opts.ProtocolLog)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,10 @@ type NodeOptions struct {
 	// pid 4242 every 100µs", "worker 1 started"). It is called from
 	// several goroutines, one call at a time.
 	Progress func(msg string)
+	// ProtocolLog, when set, receives every DevTools-protocol message sent
+	// and received (workers' inside their NodeWorker envelopes), a line
+	// each, cut to 400 bytes: what to look at when a recording hangs.
+	ProtocolLog io.Writer
 }
 
 func (o *NodeOptions) interval() time.Duration {
@@ -185,7 +189,7 @@ func connectNode(ctx context.Context, wsURL string, opts *NodeOptions) (*nodeRec
 	r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	r.stopCtx = context.WithoutCancel(ctx)
 	r.main = r.newThread(nil, "", Thread{Name: "main"})
-	c, err := dial(ctx, wsURL, func(ev event) { r.event(r.main, ev) })
+	c, err := dial(ctx, wsURL, func(ev event) { r.event(r.main, ev) }, opts.ProtocolLog)
 	if err != nil {
 		r.cancel()
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,6 +48,47 @@ func testContext(t *testing.T, d time.Duration) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// diagnose fills opts with a protocol log, progress and program output
+// (where opts has none), and prints them if the test fails: a recording
+// that hangs in CI is then explained by its log.
+func diagnose(t *testing.T, opts *record.NodeOptions) {
+	t.Helper()
+	var mu sync.Mutex
+	var log bytes.Buffer
+	lockedWriter := func(prefix string) io.Writer {
+		return writerFunc(func(p []byte) (int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(&log, "%s%s", prefix, p)
+			return len(p), nil
+		})
+	}
+	opts.ProtocolLog = lockedWriter("")
+	progress := opts.Progress
+	opts.Progress = func(m string) {
+		mu.Lock()
+		fmt.Fprintf(&log, "%s progress: %s\n", time.Now().Format("15:04:05.000000"), m)
+		mu.Unlock()
+		if progress != nil {
+			progress(m)
+		}
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = lockedWriter("stderr: ")
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			mu.Lock()
+			defer mu.Unlock()
+			t.Logf("the recording's protocol log, progress and stderr:\n%s", log.Bytes())
+		}
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // hot is a function's self and total time in a thread's tree.
 type hot struct {
@@ -141,9 +183,11 @@ func TestNode(t *testing.T) {
 	requireNode(t)
 	var stdout, stderr bytes.Buffer
 	var progress []string
-	rec, err := record.Node(testContext(t, 60*time.Second), []string{"node", "testdata/hot.js", "400"}, record.NodeOptions{
+	opts := record.NodeOptions{
 		Stdout: &stdout, Stderr: &stderr, Progress: func(m string) { progress = append(progress, m) },
-	})
+	}
+	diagnose(t, &opts)
+	rec, err := record.Node(testContext(t, 60*time.Second), []string{"node", "testdata/hot.js", "400"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +293,9 @@ func TestNodeWorkers(t *testing.T) {
 	// Not parallel, as TestNode.
 	requireNode(t)
 	var stdout bytes.Buffer
-	rec, err := record.Node(testContext(t, 60*time.Second), []string{"node", "testdata/workers.js", "2"}, record.NodeOptions{Stdout: &stdout})
+	opts := record.NodeOptions{Stdout: &stdout}
+	diagnose(t, &opts)
+	rec, err := record.Node(testContext(t, 60*time.Second), []string{"node", "testdata/workers.js", "2"}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

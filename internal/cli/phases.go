@@ -20,6 +20,9 @@ import (
 //	JSPROF_DEBUG_CPUPROFILE=F   write a Go CPU profile of the command to F
 //	                            (go tool pprof F)
 //
+// and for jsprof record, JSPROF_DEBUG_PROTOCOL=F writes every DevTools-
+// protocol message sent and received to F (record.NodeOptions.ProtocolLog).
+//
 // Phases are the load's steps (reading, then per thread: timeline, calls,
 // trees; categories) and "output", everything after the load (the
 // command's own analyses that were not asked for up front, and writing).

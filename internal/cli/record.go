@@ -128,16 +128,27 @@ func runRecord(e *env, args []string) error {
 		}
 	}
 	progress := func(msg string) { fmt.Fprintf(e.stderr, "jsprof: %s\n", msg) }
+	// JSPROF_DEBUG_PROTOCOL=F logs every DevTools-protocol message to F.
+	var protoLog io.Writer
+	if name := os.Getenv("JSPROF_DEBUG_PROTOCOL"); name != "" {
+		f, err := os.Create(name)
+		if err != nil {
+			return fmt.Errorf("JSPROF_DEBUG_PROTOCOL: %w", err)
+		}
+		defer f.Close()
+		protoLog = f
+	}
 
 	var files []string
 	var err error
 	if *chrome != "" {
 		files, err = recordChrome(e, *chrome, *out, record.ChromeOptions{
 			Browser: *browser, Port: *chromePort, Duration: *duration, Interval: *interval, Progress: progress,
+			ProtocolLog: protoLog,
 		})
 	} else {
 		files, err = recordNode(e, argv, *pid, *inspect, *out, record.NodeOptions{
-			Interval: *interval, Duration: *duration, Progress: progress,
+			Interval: *interval, Duration: *duration, Progress: progress, ProtocolLog: protoLog,
 		})
 	}
 	if err != nil {
