@@ -383,6 +383,8 @@ func (p *parser) parseNodes() error {
 		p.nodes = make([]rawNode, 0, est)
 		p.children = make([]int64, 0, est)
 	}
+	half := p.splitNodes(s.Raw(0, int64(s.Len())), s.Offset())
+	defer half.wait()
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil {
@@ -390,6 +392,15 @@ func (p *parser) parseNodes() error {
 		}
 		if !ok {
 			return nil
+		}
+		if half != nil && s.Offset() >= half.at {
+			// At (or past) the node where the half read ahead starts.
+			taken := half.take(p)
+			half.wait()
+			if taken {
+				return nil
+			}
+			half = nil
 		}
 		if len(p.nodes) >= p.limits.MaxNodes {
 			return p.failf(s.Offset(), fmt.Sprintf("nodes[%d]", len(p.nodes)), "more than %d nodes", p.limits.MaxNodes)

@@ -1,0 +1,209 @@
+package v8
+
+import (
+	"bytes"
+	"errors"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/jsprof/jsprof/internal/jsonscan"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// The node table on two cores.
+//
+// A profile of many nodes (a type-checker's, a large app's) spends most of
+// its reading in the node table, and its samples are too few to keep the
+// second core busy. So a large table is read in two halves: a guess at a
+// node boundary near the middle of the table (nodeBoundary) and a parser
+// of its own that reads from there to the end of the
+// table with its own string table. The main parser takes that half only if
+// it reaches a node that starts at that very offset and the half was read
+// without error; otherwise the half is dropped and the table read in
+// order, with the same result and errors. The half's strings are interned
+// into the profile's in the order they first appear in it, so the
+// profile's string table is the one an in-order read makes
+// (TestSplitNodesSameResult).
+
+// splitNodesBytes is the size of node table from which it is read in two
+// halves (a variable for tests).
+var splitNodesBytes = 8 << 20
+
+// splitTaken counts the halves the parser took (for tests).
+var splitTaken atomic.Int64
+
+// nodesHalf is the second half of a node table, read ahead.
+type nodesHalf struct {
+	at   int64   // offset of its first node's '{'
+	q    *parser // its parser: nodes, children, ticks and strings of its own
+	end  int64   // offset after the table's ']'
+	err  error
+	stop atomic.Bool // the main parser no longer wants it
+	done chan struct{}
+}
+
+// splitNodes starts reading the second half of the node table that begins
+// at start (after its '['), when the table is large enough and a boundary
+// is found; nil otherwise.
+func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
+	if p.prefix != "" || p.lenient || p.legacy {
+		return nil
+	}
+	// The table ends before the arrays at the end, when they were found.
+	limit := int64(len(data))
+	if t := p.tail; t != nil {
+		for _, a := range []*tailArray{&t.samples, &t.deltas} {
+			if a.at > start {
+				limit = min(limit, a.at)
+			}
+		}
+	}
+	if limit-start < int64(splitNodesBytes) {
+		return nil
+	}
+	at := nodeBoundary(data[:limit], start+(limit-start)/2)
+	if at < 0 {
+		return nil
+	}
+	h := &nodesHalf{at: at, done: make(chan struct{})}
+	s := jsonscan.New(data)
+	s.MaxDepth = p.s.MaxDepth
+	s.Release = p.release
+	s.SetOffset(h.at)
+	s.SetReleaseFrom(h.at)
+	q := &parser{s: s, b: profile.NewBuilder(""), limits: p.limits, release: p.release}
+	if est := bytes.Count(data[h.at:limit], []byte{'{'}) / 2; est > 0 {
+		q.nodes = make([]rawNode, 0, min(est, p.limits.MaxNodes))
+		q.children = make([]int64, 0, min(est, p.limits.MaxNodes))
+	}
+	h.q = q
+	go func() {
+		defer close(h.done)
+		if p.release != nil { // a mapped file: a fault is an error
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if r := recover(); r != nil {
+					h.err = faultError(r)
+				}
+			}()
+		}
+		h.err = q.readHalf(&h.stop)
+		h.end = s.Offset()
+	}()
+	return h
+}
+
+// nodeBoundary returns the offset of the first '{' from i that looks like
+// the start of a node in the table: after '}' and ',' (white space
+// between), and followed by the key "id" or "callFrame", the first key
+// of a node as V8 and DevTools write it; −1 if there is none within
+// 1 MB. In valid JSON those bytes cannot be inside a string, whose quotes
+// are escaped; the parser checks the guess anyway.
+func nodeBoundary(data []byte, i int64) int64 {
+	end := min(int64(len(data)), i+1<<20)
+	for i < end {
+		k := bytes.IndexByte(data[i:end], '{')
+		if k < 0 {
+			return -1
+		}
+		at := i + int64(k)
+		i = at + 1
+		b := skipBack(data, int(at)-1)
+		if b < 0 || data[b] != ',' {
+			continue
+		}
+		if b = skipBack(data, b-1); b < 0 || data[b] != '}' {
+			continue
+		}
+		f := skipForward(data, int(at)+1)
+		for _, key := range []string{`"id"`, `"callFrame"`} {
+			if bytes.HasPrefix(data[f:], []byte(key)) {
+				return at
+			}
+		}
+	}
+	return -1
+}
+
+func skipForward(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// errHalfDropped ends a half the main parser no longer wants, or one too
+// large to take.
+var errHalfDropped = errors.New("the half of the node table was dropped")
+
+// readHalf reads nodes from the scanner's offset to the end of the table.
+func (q *parser) readHalf(stop *atomic.Bool) error {
+	s := q.s
+	for first := true; ; first = false {
+		if !first {
+			ok, err := s.NextElem(false)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return nil
+			}
+		}
+		if len(q.nodes)%1024 == 0 && stop.Load() {
+			return errHalfDropped
+		}
+		if len(q.nodes) >= q.limits.MaxNodes {
+			return errHalfDropped
+		}
+		if err := q.parseNode(); err != nil {
+			return err
+		}
+	}
+}
+
+// take adds the half to p's tables and moves p's scanner past the table,
+// when the node p is at starts where the half does; ok is false when p
+// must go on reading in order.
+func (h *nodesHalf) take(p *parser) (ok bool) {
+	s := p.s
+	if h == nil || s.Peek() != '{' || s.Offset() != h.at {
+		return false
+	}
+	<-h.done
+	q := h.q
+	if h.err != nil || q.heapOff > 0 || len(p.nodes)+len(q.nodes) > p.limits.MaxNodes {
+		return false
+	}
+	ids := make([]profile.StringID, len(q.b.P.Strings))
+	for i, str := range q.b.P.Strings[1:] {
+		ids[i+1] = p.b.Intern(str)
+	}
+	kids, ticks, base := int32(len(p.children)), int32(len(p.ticks)), profile.NodeID(len(p.nodes))
+	for _, n := range q.nodes {
+		n.name, n.url, n.script = ids[n.name], ids[n.url], ids[n.script]
+		n.codeType, n.deopt = ids[n.codeType], ids[n.deopt]
+		n.children[0] += kids
+		n.children[1] += kids
+		n.ticks[0] += ticks
+		n.ticks[1] += ticks
+		p.nodes = append(p.nodes, n)
+	}
+	p.children = append(p.children, q.children...)
+	for _, t := range q.ticks {
+		t.Node += base
+		p.ticks = append(p.ticks, t)
+	}
+	h.q = nil
+	s.SetOffset(h.end)
+	s.SetReleaseFrom(h.end)
+	splitTaken.Add(1)
+	return true
+}
+
+// wait waits for the half's goroutine, so that none outlives the parse.
+func (h *nodesHalf) wait() {
+	if h != nil {
+		h.stop.Store(true)
+		<-h.done
+	}
+}

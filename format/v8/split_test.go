@@ -1,0 +1,123 @@
+package v8
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// TestSplitNodesSameResult parses every .cpuprofile of testdata and the
+// corpus, generated shapes and broken variants (an error, a heap profile's
+// selfSize or a node over the limit in the second half, the boundary's
+// bytes inside a function name, pretty-printed JSON, a cut table) with
+// the node table read in two halves and in order: the profiles, string
+// tables included, or the errors must be the same. go test -race checks
+// the goroutines.
+func TestSplitNodesSameResult(t *testing.T) {
+	defer func(n, m int) { splitNodesBytes, parallelTailBytes = n, m }(splitNodesBytes, parallelTailBytes)
+	type doc struct {
+		name   string
+		data   []byte
+		limits Limits
+	}
+	var docs []doc
+	root := proftest.RepoRoot()
+	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "..", "shared", "corpus")} {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.Contains(filepath.Base(p), ".cpuprofile") {
+				return nil
+			}
+			data, err := input.ReadFile(p, nil, input.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, doc{name: strings.TrimPrefix(p, root), data: data})
+			return nil
+		})
+	}
+	for _, sh := range proftest.Shapes {
+		var buf bytes.Buffer
+		if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.01, 5); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, doc{name: "shape " + sh.Name, data: buf.Bytes()})
+	}
+	base := docs[len(docs)-1].data
+	late := func(old, new string) []byte { // old's last occurrence replaced
+		i := bytes.LastIndex(base, []byte(old))
+		if i < 0 {
+			t.Fatalf("no %q in the shape", old)
+		}
+		return append(append(append([]byte{}, base[:i]...), new...), base[i+len(old):]...)
+	}
+	nodes := bytes.Count(base, []byte(`{"id":`))
+	docs = append(docs,
+		doc{name: "bad node late", data: late(`"callFrame":{`, `"callFrame":{x`)},
+		doc{name: "bad number late", data: late(`"hitCount":`, `"hitCount":-`)},
+		doc{name: "selfSize late", data: late(`{"id":`, `{"selfSize":1,"id":`)},
+		doc{name: "boundary in a name", data: late(`"functionName":"`, `"functionName":"},{\"id\":7,`)},
+		doc{name: "pretty", data: bytes.ReplaceAll(base, []byte(`},{"id":`), []byte("},\n  {\"id\":"))},
+		doc{name: "callFrame first", data: bytes.ReplaceAll(base, []byte(`{"id":`), []byte(`{"callFrame":{},"id":`))},
+		doc{name: "boundary in positionTicks", data: late(`{"id":`, `{"positionTicks":[{"line":1,"ticks":1},{"line":2,"ticks":1}],"id":`)},
+		doc{name: "cut in the table", data: late(`},{"id":`, `},{"id`)},
+		doc{name: "over the limit", data: base, limits: Limits{MaxNodes: nodes - 1}},
+		doc{name: "at the limit", data: base, limits: Limits{MaxNodes: nodes}},
+	)
+	taken := splitTaken.Load()
+	splitDocs := 0
+	for _, d := range docs {
+		parallelTailBytes = 0
+		splitNodesBytes = 1 << 62
+		want, werr := ParseBytes(d.data, d.limits)
+		splitNodesBytes = 0
+		got, gerr := ParseBytes(d.data, d.limits)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Errorf("%s: error %v read in halves, %v in order", d.name, gerr, werr)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the profile read in halves differs from the one read in order", d.name)
+		}
+		if werr == nil && nodeBoundary(d.data, 0) >= 0 {
+			splitDocs++
+		}
+	}
+	taken = splitTaken.Load() - taken
+	t.Logf("%d inputs, %d readable with a boundary; %d read in halves", len(docs), splitDocs, taken)
+	if taken < int64(splitDocs)*3/4 {
+		t.Errorf("%d inputs read in halves, want most of the %d with a boundary", taken, splitDocs)
+	}
+}
+
+// FuzzSplitNodes checks that reading the node table in two halves gives
+// what reading it in order gives, on any input.
+func FuzzSplitNodes(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join(proftest.RepoRoot(), "testdata", "node", "*.cpuprofile"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil && len(data) < 64<<10 {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"callFrame":{"functionName":"f"}}],"samples":[2],"timeDeltas":[1]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer func(n, m int) { splitNodesBytes, parallelTailBytes = n, m }(splitNodesBytes, parallelTailBytes)
+		splitNodesBytes, parallelTailBytes = 1<<62, 1<<62
+		want, werr := ParseBytes(data, Limits{})
+		splitNodesBytes = 0
+		got, gerr := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return ParseBytes(data, Limits{}) })
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("error %v read in halves, %v in order", gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatal("the profile read in halves differs from the one read in order")
+		}
+	})
+}
