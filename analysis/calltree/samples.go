@@ -154,25 +154,67 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		x            int32 // model node index, or −1 for a GC node
 		gcParent     int32
 	}
-	items := make([]item, 0, nn)
+	opened := len(gcs)
 	for x := 1; x < nn; x++ {
 		if first[x] < int32(n) {
-			items = append(items, item{first: first[x], depth: depth[x], x: int32(x)})
+			opened++
 		}
 	}
-	for g, at := range gcs {
+	gcItem := func(g int32, at *gcAt) item {
 		d := int32(0)
 		if g >= 0 {
 			d = depth[g] + 1
 		}
-		items = append(items, item{first: at.first, depth: d, x: -1, gcParent: g})
+		return item{first: at.first, depth: d, x: -1, gcParent: g}
 	}
-	slices.SortFunc(items, func(a, b item) int {
-		if c := cmp.Compare(a.first, b.first); c != 0 {
-			return c
+	var items []item
+	// By first sample, then by depth. The nodes one sample opens are a
+	// chain, whose deeper nodes have larger indexes, and each GC node has a
+	// first sample of its own (a GC sample, which opens no model node): so
+	// a stable counting sort by first sample of the items in index order is
+	// that order, without comparing. It takes a count per sample, so a
+	// profile of far more samples than nodes is sorted by comparing.
+	if sortByCounting(n, opened) {
+		at := make([]int32, n+1)
+		for x := 1; x < nn; x++ {
+			if f := first[x]; f < int32(n) {
+				at[f+1]++
+			}
 		}
-		return cmp.Compare(a.depth, b.depth)
-	})
+		for _, g := range gcs {
+			at[g.first+1]++
+		}
+		for i := 1; i <= n; i++ {
+			at[i] += at[i-1]
+		}
+		items = make([]item, opened)
+		for x := 1; x < nn; x++ {
+			if f := first[x]; f < int32(n) {
+				items[at[f]] = item{first: f, depth: depth[x], x: int32(x)}
+				at[f]++
+			}
+		}
+		for g, a := range gcs {
+			items[at[a.first]] = gcItem(g, a)
+			at[a.first]++
+		}
+	} else {
+		items = make([]item, 0, opened)
+		for x := 1; x < nn; x++ {
+			if first[x] < int32(n) {
+				items = append(items, item{first: first[x], depth: depth[x], x: int32(x)})
+			}
+		}
+		for g, a := range gcs {
+			items = append(items, gcItem(g, a))
+		}
+		slices.SortFunc(items, func(a, b item) int {
+			if c := cmp.Compare(a.first, b.first); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.depth, b.depth)
+		})
+	}
 
 	t := newTree(p, tl.Thread)
 	t.scanKids = true
@@ -218,6 +260,10 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	t.addFuncs()
 	return t
 }
+
+// sortByCounting says whether fromSamples sorts its n samples' items by
+// counting (a variable for tests, which try both ways).
+var sortByCounting = func(samples, items int) bool { return samples <= 8*items+1024 }
 
 // addFuncs adds each top-down node's self time and calls to its function,
 // and its total when it is the outermost node of its function on its path.

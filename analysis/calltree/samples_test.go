@@ -75,7 +75,15 @@ func TestSamplesMatchWalk(t *testing.T) {
 				continue // a call graph (XS), or an epoch clock
 			}
 			fast++
-			compareTrees(t, name, fromSamples(tl, false, 0, 0), buildWalk(tl))
+			walk := buildWalk(tl)
+			compareTrees(t, name, fromSamples(tl, false, 0, 0), walk)
+			// The nodes' order both ways: by counting and by comparing.
+			orig := sortByCounting
+			for _, counting := range []bool{false, true} {
+				sortByCounting = func(int, int) bool { return counting }
+				compareTrees(t, fmt.Sprintf("%s (sorted by counting: %t)", name, counting), fromSamples(tl, false, 0, 0), walk)
+			}
+			sortByCounting = orig
 			end := tl.End
 			span := end - tl.Times[0]
 			for _, w := range [][2]profile.Time{{tl.Times[0] - 1000, end + 1000}, {tl.Times[0] + span/3, tl.Times[0] + span/2}, {end + 10, end + 20}} {
