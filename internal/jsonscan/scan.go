@@ -9,9 +9,11 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -296,8 +298,8 @@ func (s *Scanner) String() ([]byte, error) {
 		return nil, s.TypeError("string")
 	}
 	start := s.pos + 1
-	i := start
 	d := s.data
+	i := plainRun(d, start)
 	for i < len(d) {
 		c := d[i]
 		if c == '"' {
@@ -311,6 +313,29 @@ func (s *Scanner) String() ([]byte, error) {
 	}
 	s.pos = len(d)
 	return nil, s.eof("string")
+}
+
+// plainRun returns the offset of the first byte from i that may end a
+// string's plain run ('"', '\\' or a control character), or one of the
+// last 7 bytes of d: it tests eight bytes at a time, as words (the SWAR
+// tests for a zero byte and for a byte below n: the lowest flagged byte
+// of a word is always a true one).
+func plainRun(d []byte, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for i+8 <= len(d) {
+		x := binary.LittleEndian.Uint64(d[i:])
+		q := x ^ ('"' * ones)
+		b := x ^ ('\\' * ones)
+		t := ((q - ones) &^ q) | ((b - ones) &^ b) | ((x - 0x20*ones) &^ x)
+		if t &= highs; t != 0 {
+			return i + bits.TrailingZeros64(t)/8
+		}
+		i += 8
+	}
+	return i
 }
 
 func (s *Scanner) slowString(start, i int) ([]byte, error) {
@@ -704,6 +729,9 @@ func (s *Scanner) skipString() error {
 	d := s.data
 	i := s.pos + 1
 	for i < len(d) {
+		if i = plainRun(d, i); i >= len(d) {
+			break
+		}
 		switch c := d[i]; {
 		case c == '"':
 			s.pos = i + 1
