@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/profile"
@@ -39,6 +40,9 @@ type nodesHalf struct {
 	end  int64   // offset after the table's ']'
 	err  error
 	stop atomic.Bool // the main parser no longer wants it
+	// The whole tables the halves share, when they do (splitNodes).
+	nodesAll []rawNode
+	kidsAll  []int64
 	done chan struct{}
 }
 
@@ -72,7 +76,16 @@ func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
 	s.SetOffset(h.at)
 	s.SetReleaseFrom(h.at)
 	q := &parser{s: s, b: profile.NewBuilder(""), limits: p.limits, release: p.release}
-	if est := bytes.Count(data[h.at:limit], []byte{'{'}) / 2; est > 0 {
+	// The halves share the tables presized for the whole (parseNodes):
+	// the first gets as many nodes as its '{' suggest, the second the
+	// rest, and take moves the second's down behind the first's. A half
+	// that outgrows its share gets a table of its own (append), which
+	// take copies instead.
+	if first := bytes.Count(data[start:h.at], []byte{'{'}) / 2; first < cap(p.nodes) && first < cap(p.children) {
+		h.nodesAll, h.kidsAll = p.nodes[:0], p.children[:0]
+		p.nodes, q.nodes = p.nodes[:0:first], p.nodes[first:first]
+		p.children, q.children = p.children[:0:first], p.children[first:first]
+	} else if est := bytes.Count(data[h.at:limit], []byte{'{'}) / 2; est > 0 {
 		q.nodes = make([]rawNode, 0, min(est, p.limits.MaxNodes))
 		q.children = make([]int64, 0, min(est, p.limits.MaxNodes))
 	}
@@ -178,26 +191,37 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 	for i, str := range q.b.P.Strings[1:] {
 		ids[i+1] = p.b.Intern(str)
 	}
-	kids, ticks, base := int32(len(p.children)), int32(len(p.ticks)), profile.NodeID(len(p.nodes))
-	for _, n := range q.nodes {
+	kids, ticks, base := int32(len(p.children)), int32(len(p.ticks)), len(p.nodes)
+	p.nodes = join(p.nodes, h.nodesAll, q.nodes)
+	p.children = join(p.children, h.kidsAll, q.children)
+	for i := base; i < len(p.nodes); i++ {
+		n := &p.nodes[i]
 		n.name, n.url, n.script = ids[n.name], ids[n.url], ids[n.script]
 		n.codeType, n.deopt = ids[n.codeType], ids[n.deopt]
 		n.children[0] += kids
 		n.children[1] += kids
 		n.ticks[0] += ticks
 		n.ticks[1] += ticks
-		p.nodes = append(p.nodes, n)
 	}
-	p.children = append(p.children, q.children...)
 	for _, t := range q.ticks {
-		t.Node += base
+		t.Node += profile.NodeID(base)
 		p.ticks = append(p.ticks, t)
 	}
-	h.q = nil
+	h.q, h.nodesAll, h.kidsAll = nil, nil, nil
 	s.SetOffset(h.end)
 	s.SetReleaseFrom(h.end)
 	splitTaken.Add(1)
 	return true
+}
+
+// join returns a followed by b. When a still lies at the start of full
+// (its share of a table shared with b, see splitNodes), b is moved down
+// behind a in full, which may overlap b: append copies as memmove does.
+func join[T any](a, full, b []T) []T {
+	if full != nil && unsafe.SliceData(a) == unsafe.SliceData(full) && len(a)+len(b) <= cap(full) {
+		return append(full[:len(a)], b...)
+	}
+	return append(a, b...)
 }
 
 // wait waits for the half's goroutine, so that none outlives the parse.
