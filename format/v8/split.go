@@ -43,7 +43,7 @@ type nodesHalf struct {
 	// The whole tables the halves share, when they do (splitNodes).
 	nodesAll []rawNode
 	kidsAll  []int64
-	done chan struct{}
+	done     chan struct{}
 }
 
 // splitNodes starts reading the second half of the node table that begins
