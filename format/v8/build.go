@@ -294,7 +294,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 		s.Node = unsafe.Slice((*profile.NodeID)(unsafe.SliceData(ids32)), len(ids32))[:0]
 		p.samples32 = nil
 	} else {
-		s.Node = slices.Grow(s.Node, ns)
+		s.Node = jsonscan.Grow(s.Node, ns)
 	}
 	if cap(s.Time) == 0 && len(times) > 0 {
 		// The first thread's times are written over the array they were
@@ -303,7 +303,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 		s.Time = unsafe.Slice((*profile.Time)(unsafe.SliceData(times)), len(times))[:0]
 		p.deltas, p.timestamps = nil, nil
 	} else {
-		s.Time = slices.Grow(s.Time, ns)
+		s.Time = jsonscan.Grow(s.Time, ns)
 	}
 	withLines := p.lines != nil || s.Line != nil
 	if withLines && s.Line == nil {

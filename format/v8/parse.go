@@ -17,7 +17,6 @@ import (
 	"io"
 	"math"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -340,7 +339,7 @@ func (p *parser) readMicrosArrayFrom(s *jsonscan.Scanner, dst []int64, path stri
 	if err := s.BeginArray(); err != nil {
 		return dst, p.fail(s.Offset(), path, err)
 	}
-	dst = slices.Grow(dst, s.CountElems())
+	dst = jsonscan.Grow(dst, s.CountElems())
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil {
