@@ -13,7 +13,6 @@ package calls
 import (
 	"fmt"
 	"math"
-	"slices"
 	"unsafe"
 
 	"github.com/jsprof/jsprof/profile"
@@ -269,6 +268,18 @@ func (tl *Timeline) bottom(x int32) int32 {
 	return x
 }
 
+// cloneInSteps is slices.Clone in steps of 1 MB: a single copy of a large
+// array cannot be preempted, and holds up the garbage collector while the
+// copy's pages are faulted in (the 246 MB recording's 110 MB of nodes).
+func cloneInSteps(s []int32) []int32 {
+	const step = 1 << 18
+	c := make([]int32, len(s))
+	for i := 0; i < len(s); i += step {
+		copy(c[i:], s[i:min(i+step, len(s))])
+	}
+	return c
+}
+
 // fixMissingSamples replaces a single (program) sample between two samples
 // with the same bottom frame by the previous sample, as DevTools does.
 func (tl *Timeline) fixMissingSamples() {
@@ -282,7 +293,7 @@ func (tl *Timeline) fixMissingSamples() {
 		next := s[i+1]
 		if cur == tl.Program && !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
 			if tl.shared { // copy on the first write
-				tl.Samples, tl.shared = slices.Clone(s), false
+				tl.Samples, tl.shared = cloneInSteps(s), false
 				s = tl.Samples
 			}
 			s[i] = prev
