@@ -68,76 +68,26 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	}
 
 	// One pass over the samples: self time and first sample per node, call
-	// counts as differences, and the GC samples' parents.
-	self := make([]profile.Time, nn)
-	first := make([]int32, nn)
-	for i := range first {
-		first[i] = int32(n)
+	// counts as differences, and the GC samples' parents. A long run of
+	// samples is passed over in two halves at once.
+	var sums *sampleSums
+	if mid := splitSamples(n, nn); mid > 0 && mid < n {
+		var second *sampleSums
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			prev, gcParent := stateAt(tl, mid)
+			second = scanSamples(tl, clip, from, to, end, mid, n, prev, gcParent)
+		}()
+		sums = scanSamples(tl, clip, from, to, end, 0, mid, 0, -1)
+		<-done
+		sums.merge(second)
+	} else {
+		sums = scanSamples(tl, clip, from, to, end, 0, n, 0, -1)
 	}
-	inc := make([]int32, nn)
-	type gcAt struct {
-		self  profile.Time
-		calls int32
-		first int32
-	}
-	var gcs map[int32]*gcAt // by the node the GC samples are stacked on
+	self, first, inc, gcs := sums.self, sums.first, sums.inc, sums.gcs
 	gc := tl.GC
 	par, depth := tl.Parent, tl.Depth
-	prev := int32(0) // the root
-	gcParent := int32(-1)
-	for i, x := range tl.Samples {
-		t0 := times[i]
-		t1 := end
-		if i+1 < n {
-			t1 = times[i+1]
-		}
-		d := t1 - t0
-		if clip {
-			d = max(0, min(t1, to)-max(t0, from))
-		}
-		if x == gc && gc >= 0 {
-			if prev != gc {
-				gcParent = prev
-			}
-			g := gcs[gcParent]
-			if g == nil {
-				if gcs == nil {
-					gcs = map[int32]*gcAt{}
-				}
-				g = &gcAt{first: int32(i)}
-				gcs[gcParent] = g
-			}
-			if prev != gc {
-				g.calls++
-			}
-			g.self += d
-			prev = gc
-			continue
-		}
-		a := prev
-		if a == gc && gc >= 0 {
-			a = gcParent
-		}
-		if x != a {
-			inc[x]++
-			b := x
-			for depth[a] > depth[b] {
-				a = par[a]
-			}
-			for depth[b] > depth[a] {
-				b = par[b]
-			}
-			for a != b {
-				a, b = par[a], par[b]
-			}
-			inc[a]--
-		}
-		self[x] += d
-		if first[x] == int32(n) {
-			first[x] = int32(i)
-		}
-		prev = x
-	}
 
 	// Subtree sums, children before parents (a node's parent has a smaller
 	// index): calls, and the first sample that opens each node.
@@ -259,6 +209,145 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	}
 	t.addFuncs()
 	return t
+}
+
+// splitSamples returns where fromSamples splits n samples of nn nodes to
+// pass over the halves at once, or 0: from a million samples, when they
+// are many more than the nodes (each half has per-node sums of its own). A
+// variable for tests, which split at every kind of sample.
+var splitSamples = func(n, nn int) int {
+	if n >= 1<<20 && n >= 4*nn {
+		return n / 2
+	}
+	return 0
+}
+
+// gcAt is what the GC samples stacked on one parent add up to.
+type gcAt struct {
+	self  profile.Time
+	calls int32
+	first int32
+}
+
+// sampleSums is what a pass over samples [lo, hi) finds: per model node
+// the self time, the first sample at it and the call-count differences,
+// and the GC samples by the node they are stacked on.
+type sampleSums struct {
+	self  []profile.Time
+	first []int32 // n (the number of samples) where none
+	inc   []int32
+	gcs   map[int32]*gcAt
+}
+
+// stateAt returns the walk's state before sample i: the previous sample's
+// node (the root before the first), and, when that is the GC node, the
+// node its GC samples are stacked on (the last other sample's, or the root).
+func stateAt(tl *calls.Timeline, i int) (prev, gcParent int32) {
+	if i == 0 {
+		return 0, -1
+	}
+	prev, gcParent = tl.Samples[i-1], -1
+	if gc := tl.GC; gc >= 0 && prev == gc {
+		gcParent = 0
+		for j := i - 2; j >= 0; j-- {
+			if tl.Samples[j] != gc {
+				gcParent = tl.Samples[j]
+				break
+			}
+		}
+	}
+	return prev, gcParent
+}
+
+// scanSamples passes over samples [lo, hi) from the walk's state prev,
+// gcParent (see stateAt).
+func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, hi int, prev, gcParent int32) *sampleSums {
+	n, nn := len(tl.Samples), len(tl.Node)
+	times := tl.Times
+	self := make([]profile.Time, nn)
+	first := make([]int32, nn)
+	for i := range first {
+		first[i] = int32(n)
+	}
+	inc := make([]int32, nn)
+	var gcs map[int32]*gcAt // by the node the GC samples are stacked on
+	gc := tl.GC
+	par, depth := tl.Parent, tl.Depth
+	for i := lo; i < hi; i++ {
+		x := tl.Samples[i]
+		t0 := times[i]
+		t1 := end
+		if i+1 < n {
+			t1 = times[i+1]
+		}
+		d := t1 - t0
+		if clip {
+			d = max(0, min(t1, to)-max(t0, from))
+		}
+		if x == gc && gc >= 0 {
+			if prev != gc {
+				gcParent = prev
+			}
+			g := gcs[gcParent]
+			if g == nil {
+				if gcs == nil {
+					gcs = map[int32]*gcAt{}
+				}
+				g = &gcAt{first: int32(i)}
+				gcs[gcParent] = g
+			}
+			if prev != gc {
+				g.calls++
+			}
+			g.self += d
+			prev = gc
+			continue
+		}
+		a := prev
+		if a == gc && gc >= 0 {
+			a = gcParent
+		}
+		if x != a {
+			inc[x]++
+			b := x
+			for depth[a] > depth[b] {
+				a = par[a]
+			}
+			for depth[b] > depth[a] {
+				b = par[b]
+			}
+			for a != b {
+				a, b = par[a], par[b]
+			}
+			inc[a]--
+		}
+		self[x] += d
+		if first[x] == int32(n) {
+			first[x] = int32(i)
+		}
+		prev = x
+	}
+	return &sampleSums{self: self, first: first, inc: inc, gcs: gcs}
+}
+
+// merge adds the sums of the samples after s's.
+func (s *sampleSums) merge(later *sampleSums) {
+	for x := range s.self {
+		s.self[x] += later.self[x]
+		s.inc[x] += later.inc[x]
+		s.first[x] = min(s.first[x], later.first[x])
+	}
+	for g, at := range later.gcs {
+		if mine := s.gcs[g]; mine != nil {
+			mine.self += at.self
+			mine.calls += at.calls
+			continue
+		}
+		if s.gcs == nil {
+			s.gcs = map[int32]*gcAt{}
+		}
+		s.gcs[g] = at
+	}
 }
 
 // sortByCounting says whether fromSamples sorts its n samples' items by

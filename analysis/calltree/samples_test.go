@@ -62,7 +62,7 @@ func TestSamplesMatchWalk(t *testing.T) {
 		}
 		inputs = append(inputs, input{"shape " + sh.Name, p})
 	}
-	threads, fast := 0, 0
+	threads, fast, gcSplits := 0, 0, 0
 	for _, in := range inputs {
 		for th := range in.p.Threads {
 			tl, err := calls.NewTimeline(in.p, profile.ThreadID(th))
@@ -84,6 +84,19 @@ func TestSamplesMatchWalk(t *testing.T) {
 				compareTrees(t, fmt.Sprintf("%s (sorted by counting: %t)", name, counting), fromSamples(tl, false, 0, 0), walk)
 			}
 			sortByCounting = orig
+			// Passes over two halves at once, split after samples of every
+			// kind (GC, after a GC run, the first and the last).
+			pts := splitPoints(tl)
+			if len(pts) > 3 {
+				gcSplits++
+			}
+			for _, mid := range pts {
+				splitSamples = func(int, int) int { return mid }
+				compareTrees(t, fmt.Sprintf("%s (split at sample %d)", name, mid), fromSamples(tl, false, 0, 0), walk)
+				w := [2]profile.Time{tl.Times[0] + span3(tl), tl.End - span3(tl)}
+				compareTrees(t, fmt.Sprintf("%s window (split at sample %d)", name, mid), fromSamples(tl, true, w[0], w[1]), buildWindowWalk(tl, w[0], w[1]))
+			}
+			splitSamples = defaultSplit
 			end := tl.End
 			span := end - tl.Times[0]
 			for _, w := range [][2]profile.Time{{tl.Times[0] - 1000, end + 1000}, {tl.Times[0] + span/3, tl.Times[0] + span/2}, {end + 10, end + 20}} {
@@ -94,10 +107,45 @@ func TestSamplesMatchWalk(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d threads; %d tree-shaped, compared whole and in 3 windows", threads, fast)
+	t.Logf("%d threads; %d tree-shaped, compared whole and in 3 windows, and split in halves (%d split after GC samples)", threads, fast, gcSplits)
+	if gcSplits == 0 {
+		t.Error("no thread split after a GC sample")
+	}
 	if fast == 0 {
 		t.Fatal("no thread compared")
 	}
+}
+
+var defaultSplit = splitSamples
+
+// span3 is a third of the thread's time.
+func span3(tl *calls.Timeline) profile.Time { return (tl.End - tl.Times[0]) / 3 }
+
+// splitPoints returns samples to split tl's samples at: the second and the
+// last, the middle, and after the first GC sample, after the second of two
+// GC samples in a row, and after the first sample following a GC run.
+func splitPoints(tl *calls.Timeline) []int {
+	n := len(tl.Samples)
+	pts := []int{1, n / 2, n - 1}
+	gc := tl.GC
+	var afterGC, inRun, afterRun bool
+	for i := 1; i < n && gc >= 0; i++ {
+		switch {
+		case tl.Samples[i-1] == gc && !afterGC:
+			pts, afterGC = append(pts, i), true
+		case i >= 2 && tl.Samples[i-1] == gc && tl.Samples[i-2] == gc && !inRun:
+			pts, inRun = append(pts, i), true
+		case i >= 2 && tl.Samples[i-1] != gc && tl.Samples[i-2] == gc && !afterRun:
+			pts, afterRun = append(pts, i), true
+		}
+	}
+	var out []int
+	for _, p := range pts {
+		if p > 0 && p < n {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func dirExists(p string) bool {
