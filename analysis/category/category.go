@@ -149,6 +149,13 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 			_, _, ok := Event(p, p.Str(e.Name))
 			return ok
 		})
+		// A node's category, found once (a sample's frame is its node's).
+		type nodeCat struct {
+			c     profile.CategoryID
+			sub   uint8
+			known bool
+		}
+		nodes := make([]nodeCat, len(tl.Node))
 		for i, x := range tl.Samples {
 			open := sweep.At(tl.Times[i])
 			var c profile.CategoryID
@@ -156,7 +163,12 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 			if len(open) > 0 {
 				c, sub, _ = Event(p, p.Str(events[open[len(open)-1]].Name))
 			} else {
-				c, sub = Frame(p, p.NodeFrame(tl.Node[x]))
+				nc := &nodes[x]
+				if !nc.known {
+					nc.c, nc.sub = Frame(p, p.NodeFrame(tl.Node[x]))
+					nc.known = true
+				}
+				c, sub = nc.c, nc.sub
 			}
 			p.Samples.Category[base+i] = c
 			p.Samples.Subcategory[base+i] = sub
