@@ -366,6 +366,11 @@ func (p *parser) readMicrosArrayFrom(s *jsonscan.Scanner, dst []int64, path stri
 			return dst, p.failf(off, fmt.Sprintf("%s[%d]", path, len(dst)), "time %d µs out of range", v)
 		}
 		dst = append(dst, v*1000)
+		k := len(dst)
+		dst = jsonscan.IntRun(s, dst, maxMicros)
+		for j := k; j < len(dst); j++ {
+			dst[j] *= 1000
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -37,6 +38,69 @@ func TestPlainRun(t *testing.T) {
 					t.Fatalf("plainRun(%q, %d) = %d passes %q at %d", d, i, got, d[k], k)
 				}
 			}
+		}
+	}
+}
+
+// TestIntRun reads arrays of numbers of every form with Ints and Ints32
+// (which take plain runs with IntRun) and with a plain NextElem/Int loop:
+// the values, the errors and where the scanner stops must be the same.
+func TestIntRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	elems := []string{"0", "7", "42", "-3", "-0", "2147483647", "2147483648", "-2147483648", "-2147483649",
+		"123456789012345678", "1234567890123456789", "99999999999999999999", "01", "-", "1.5", "1e3", " 5", "5 ", "x", `"5"`, "", "-01"}
+	ref := func(data []byte) ([]int64, error, int64) {
+		s := New(data)
+		if err := s.BeginArray(); err != nil {
+			return nil, err, s.Offset()
+		}
+		var out []int64
+		for first := true; ; first = false {
+			ok, err := s.NextElem(first)
+			if err != nil || !ok {
+				return out, err, s.Offset()
+			}
+			v, err := s.Int()
+			if err != nil {
+				return out, err, s.Offset()
+			}
+			out = append(out, v)
+		}
+	}
+	for range 5000 {
+		var b []byte
+		b = append(b, '[')
+		n := r.IntN(12)
+		for k := range n {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			if r.IntN(3) == 0 {
+				b = append(b, elems[r.IntN(len(elems))]...)
+			} else {
+				b = append(b, elems[r.IntN(6)]...)
+			}
+		}
+		if r.IntN(10) > 0 {
+			b = append(b, ']')
+		}
+		want, werr, woff := ref(b)
+		s := New(b)
+		got, gerr := s.Ints(nil)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || s.Offset() != woff || !slices.Equal(got, want) {
+			t.Fatalf("Ints(%s) = %v, %v at %d; a plain loop: %v, %v at %d", b, got, gerr, s.Offset(), want, werr, woff)
+		}
+		s = New(b)
+		got32, fits, gerr := s.Ints32(nil)
+		if !fits {
+			continue
+		}
+		want32 := make([]int32, len(want))
+		for k, v := range want {
+			want32[k] = int32(v)
+		}
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || s.Offset() != woff || !slices.Equal(got32, want32) {
+			t.Fatalf("Ints32(%s) = %v, %v at %d; a plain loop: %v, %v at %d", b, got32, gerr, s.Offset(), want, werr, woff)
 		}
 	}
 }
