@@ -18,3 +18,11 @@ func WriteEvented(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks
 
 // ScaleDecimal exports scaleDecimal.
 var ScaleDecimal = scaleDecimal
+
+// SetTextBudget sets the bytes of stack texts the sampled form keeps, and
+// returns a function that restores it.
+func SetTextBudget(n int) (restore func()) {
+	old := textBudget
+	textBudget = n
+	return func() { textBudget = old }
+}

@@ -37,6 +37,7 @@ package speedscope
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -423,13 +424,28 @@ func (e *emitter) size() int64 { return e.n + int64(len(e.b)) }
 // sampled emits the profile in the sampled form. Gaps between stacks (time
 // with no frames, or removed by a transform) are not kept: speedscope lays
 // the samples end to end.
+// textBudget bounds the stack texts sampled keeps (a variable for tests).
+var textBudget = 32 << 20
+
 func (s *stacks) sampled(e *emitter) {
 	e.b = s.appendHead(e.b, "sampled")
 	e.b = append(e.b, `,"samples":[`...)
+	// A stack's text is made once per call path (the stacks of a path
+	// share their frames, so lo tells the path), up to textBudget bytes of
+	// texts: a long recording's millions of samples are a few thousand
+	// paths, and formatting their numbers again was most of the writing.
+	texts := map[int32][]byte{}
+	budget := textBudget
 	for i := range s.len() {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
+		if t, ok := texts[s.lo[i]]; ok {
+			e.b = append(e.b, t...)
+			e.spill()
+			continue
+		}
+		at := len(e.b)
 		e.b = append(e.b, '[')
 		for j, f := range s.stack(i) {
 			if j > 0 {
@@ -438,14 +454,26 @@ func (s *stacks) sampled(e *emitter) {
 			e.b = strconv.AppendInt(e.b, int64(f), 10)
 		}
 		e.b = append(e.b, ']')
+		if t := e.b[at:]; len(t) <= budget {
+			texts[s.lo[i]] = bytes.Clone(t)
+			budget -= len(t)
+		}
 		e.spill()
 	}
 	e.b = append(e.b, `],"weights":[`...)
+	var last []byte // the last weight's text: weights repeat (the interval)
+	lastW := int64(-1)
 	for i, w := range s.weight {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.b = strconv.AppendInt(e.b, w, 10)
+		if w != lastW {
+			at := len(e.b)
+			e.b = strconv.AppendInt(e.b, w, 10)
+			last, lastW = append(last[:0], e.b[at:]...), w
+		} else {
+			e.b = append(e.b, last...)
+		}
 		e.spill()
 	}
 	e.b = append(e.b, "]}"...)
