@@ -61,6 +61,12 @@ func (b *Builder) InternBytes(s []byte) StringID {
 	return b.Intern(string(s))
 }
 
+// Lookup returns the id of s if it has been interned.
+func (b *Builder) Lookup(s []byte) (StringID, bool) {
+	id, ok := b.strings[string(s)]
+	return id, ok
+}
+
 // Frame returns the id of f, adding it if needed. It fills in f.Kind from the
 // name when f.Kind is KindJS and the frame is a meta or native frame, and
 // f.Category from the kind when it is zero.

@@ -738,11 +738,17 @@ func (r *reader) parseEvent(e *ev) error {
 	return nil
 }
 
+// intern interns b, made valid UTF-8 (as DevTools' decoder does). The
+// strings interned are valid, so a string found is valid as it is: only a
+// new one is checked.
 func (r *reader) intern(b []byte) profile.StringID {
+	if id, ok := r.b.Lookup(b); ok {
+		return id
+	}
 	if !utf8Valid(b) {
 		return r.b.Intern(jsonscan.ToValidUTF8(b))
 	}
-	return r.b.InternBytes(b)
+	return r.b.Intern(string(b))
 }
 
 // parseArgsTraceID walks args looking only for the sample trace id, in

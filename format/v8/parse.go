@@ -518,11 +518,17 @@ func (p *parser) readDeopt() (profile.StringID, error) {
 	return p.intern(b), nil
 }
 
+// intern interns b, made valid UTF-8 (as DevTools' decoder does). The
+// strings interned are valid, so a string found is valid as it is: only a
+// new one is checked.
 func (p *parser) intern(b []byte) profile.StringID {
+	if id, ok := p.b.Lookup(b); ok {
+		return id
+	}
 	if !utf8.Valid(b) {
 		return p.b.Intern(jsonscan.ToValidUTF8(b))
 	}
-	return p.b.InternBytes(b)
+	return p.b.Intern(string(b))
 }
 
 // lazyPath is a JSON path "name[index]" formatted only when needed.
