@@ -3,7 +3,6 @@ package v8
 import (
 	"bytes"
 	"errors"
-	"runtime/debug"
 	"sync/atomic"
 	"unsafe"
 
@@ -90,19 +89,10 @@ func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
 		q.children = make([]int64, 0, min(est, p.limits.MaxNodes))
 	}
 	h.q = q
-	go func() {
-		defer close(h.done)
-		if p.release != nil { // a mapped file: a fault is an error
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer func() {
-				if r := recover(); r != nil {
-					h.err = faultError(r)
-				}
-			}()
-		}
+	p.goAhead(h.done, &h.err, func() {
 		h.err = q.readHalf(&h.stop)
 		h.end = s.Offset()
-	}()
+	})
 	return h
 }
 

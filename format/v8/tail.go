@@ -100,23 +100,14 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			return
 		}
 		a.done = make(chan struct{})
-		go func() {
-			defer close(a.done)
-			if p.release != nil { // a mapped file: a fault is an error
-				defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-				defer func() {
-					if r := recover(); r != nil {
-						a.err = faultError(r)
-					}
-				}()
-			}
+		p.goAhead(a.done, &a.err, func() {
 			s := jsonscan.New(data)
 			s.SetOffset(a.at)
 			s.Release = p.release
 			s.SetReleaseFrom(a.at)
 			a.vals, a.vals32, a.err = read(s)
 			a.end = s.Offset()
-		}()
+		})
 	}
 	start(&t.samples, func(s *jsonscan.Scanner) ([]int64, []int32, error) {
 		at := s.Offset()
@@ -168,6 +159,24 @@ func (t *tailArrays) wait() {
 			<-a.done
 		}
 	}
+}
+
+// goAhead runs read on a goroutine of its own and closes done when it
+// returns. Reading a mapped file, a fault (the file cut meanwhile) is set
+// in *err instead of crashing.
+func (p *parser) goAhead(done chan struct{}, err *error, read func()) {
+	go func() {
+		defer close(done)
+		if p.release != nil {
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if r := recover(); r != nil {
+					*err = faultError(r)
+				}
+			}()
+		}
+		read()
+	}()
 }
 
 func skipBack(data []byte, i int) int {
