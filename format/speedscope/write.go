@@ -431,8 +431,8 @@ func (s *stacks) sampled(e *emitter) {
 	e.b = s.appendHead(e.b, "sampled")
 	e.b = append(e.b, `,"samples":[`...)
 	// A stack's text is made once per call path (the stacks of a path
-	// share their frames, so lo tells the path), up to textBudget bytes of
-	// texts: a long recording's millions of samples are a few thousand
+	// share their frames, and a stack's frames are never moved, so lo
+	// tells the frames), up to textBudget bytes of texts: a long recording's millions of samples are a few thousand
 	// paths, and formatting their numbers again was most of the writing.
 	texts := map[int32][]byte{}
 	budget := textBudget
@@ -454,9 +454,11 @@ func (s *stacks) sampled(e *emitter) {
 			e.b = strconv.AppendInt(e.b, int64(f), 10)
 		}
 		e.b = append(e.b, ']')
-		if t := e.b[at:]; len(t) <= budget {
+		// A text costs its bytes and its map entry (~64 bytes): stacks
+		// without a path each have a text of their own, never reused.
+		if t := e.b[at:]; len(t)+64 <= budget {
 			texts[s.lo[i]] = bytes.Clone(t)
-			budget -= len(t)
+			budget -= len(t) + 64
 		}
 		e.spill()
 	}
