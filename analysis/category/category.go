@@ -21,6 +21,7 @@ package category
 import (
 	"cmp"
 	"slices"
+	"sync"
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/profile"
@@ -156,6 +157,30 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 			known bool
 		}
 		nodes := make([]nodeCat, len(tl.Node))
+		if len(events) == 0 {
+			// Without events a sample's category is its node's: a table
+			// lookup per sample, over two halves at once for a long
+			// recording.
+			cats, subs := make([]profile.CategoryID, len(tl.Node)), make([]uint8, len(tl.Node))
+			for x, nd := range tl.Node {
+				cats[x], subs[x] = Frame(p, p.NodeFrame(nd))
+			}
+			out, outSub := p.Samples.Category[base:base+len(tl.Samples)], p.Samples.Subcategory[base:base+len(tl.Samples)]
+			fill := func(lo, hi int) {
+				for i, x := range tl.Samples[lo:hi] {
+					out[lo+i], outSub[lo+i] = cats[x], subs[x]
+				}
+			}
+			if n := len(tl.Samples); n >= 1<<20 {
+				var wg sync.WaitGroup
+				wg.Go(func() { fill(n/2, n) })
+				fill(0, n/2)
+				wg.Wait()
+			} else {
+				fill(0, len(tl.Samples))
+			}
+			continue
+		}
 		for i, x := range tl.Samples {
 			open := sweep.At(tl.Times[i])
 			var c profile.CategoryID
