@@ -41,9 +41,20 @@ func TestMedianInterval(t *testing.T) {
 				slices.Sort(d)
 				want = d[len(d)/2]
 			}
-			if got := MedianInterval(times); got != want {
-				t.Errorf("%s, %d times: median %d, want %d", tc.name, n, got, want)
+			for _, split := range []int{1 << 62, 0} { // in one pass, and in halves
+				parallelMedian = split
+				if got := MedianInterval(times); got != want {
+					t.Errorf("%s, %d times (split from %d): median %d, want %d", tc.name, n, split, got, want)
+				}
+				// The same intervals as two series, cut anywhere.
+				if n > 2 {
+					cut := 1 + r.IntN(n-1)
+					if got := MedianInterval(times[:cut], times[cut-1:]); got != want {
+						t.Errorf("%s, %d times cut at %d (split from %d): median %d, want %d", tc.name, n, cut, split, got, want)
+					}
+				}
 			}
+			parallelMedian = 1 << 20
 		}
 	}
 }
