@@ -1,7 +1,6 @@
 package v8
 
 import (
-	"bytes"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -53,6 +52,32 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		return t
 	}
 	i--
+	// Each array is read as soon as its '[' is found: the timeDeltas
+	// array (last) is read while the samples' '[' is searched for.
+	start := func(a *tailArray, read func(*jsonscan.Scanner) ([]int64, []int32, error)) {
+		a.done = make(chan struct{})
+		p.goAhead(a.done, &a.err, func() {
+			s := jsonscan.New(data)
+			s.SetOffset(a.at)
+			s.Release = p.release
+			s.SetReleaseFrom(a.at)
+			a.vals, a.vals32, a.err = read(s)
+			a.end = s.Offset()
+		})
+	}
+	readSamples := func(s *jsonscan.Scanner) ([]int64, []int32, error) {
+		at := s.Offset()
+		if v32, fits, err := s.Ints32(nil); err != nil || fits {
+			return nil, v32, err
+		}
+		s.SetOffset(at)
+		v, err := s.Ints(nil)
+		return v, nil, err
+	}
+	readDeltas := func(s *jsonscan.Scanner) ([]int64, []int32, error) {
+		v, err := p.readMicrosArrayFrom(s, nil, "timeDeltas")
+		return v, nil, err
+	}
 	for range 2 {
 		i = skipBack(data, i)
 		if i < 0 || data[i] != ']' {
@@ -62,7 +87,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		// not checked here: the parser takes the array only if it reaches
 		// that member's value at that very offset, and then reading it from
 		// there is what the parser would do.
-		if i = bytes.LastIndexByte(data[:i], '['); i < 0 {
+		if i = jsonscan.LastIndexByte(data[:i], '['); i < 0 {
 			return t
 		}
 		open := i
@@ -83,9 +108,17 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		}
 		switch string(data[k+1 : i]) {
 		case "samples":
+			if t.samples.at >= 0 {
+				return t // a second samples member: the later one is read ahead
+			}
 			t.samples.at = int64(open)
+			start(&t.samples, readSamples)
 		case "timeDeltas":
+			if t.deltas.at >= 0 {
+				return t
+			}
 			t.deltas.at = int64(open)
+			start(&t.deltas, readDeltas)
 		default:
 			return t
 		}
@@ -95,33 +128,6 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		}
 		i--
 	}
-	start := func(a *tailArray, read func(*jsonscan.Scanner) ([]int64, []int32, error)) {
-		if a.at < 0 {
-			return
-		}
-		a.done = make(chan struct{})
-		p.goAhead(a.done, &a.err, func() {
-			s := jsonscan.New(data)
-			s.SetOffset(a.at)
-			s.Release = p.release
-			s.SetReleaseFrom(a.at)
-			a.vals, a.vals32, a.err = read(s)
-			a.end = s.Offset()
-		})
-	}
-	start(&t.samples, func(s *jsonscan.Scanner) ([]int64, []int32, error) {
-		at := s.Offset()
-		if v32, fits, err := s.Ints32(nil); err != nil || fits {
-			return nil, v32, err
-		}
-		s.SetOffset(at)
-		v, err := s.Ints(nil)
-		return v, nil, err
-	})
-	start(&t.deltas, func(s *jsonscan.Scanner) ([]int64, []int32, error) {
-		v, err := p.readMicrosArrayFrom(s, nil, "timeDeltas")
-		return v, nil, err
-	})
 	return t
 }
 

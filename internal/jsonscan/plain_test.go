@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -102,5 +103,47 @@ func TestIntRun(t *testing.T) {
 		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || s.Offset() != woff || !slices.Equal(got32, want32) {
 			t.Fatalf("Ints32(%s) = %v, %v at %d; a plain loop: %v, %v at %d", b, got32, gerr, s.Offset(), want, werr, woff)
 		}
+	}
+}
+
+// TestLastIndexByte compares LastIndexByte with bytes.LastIndexByte on
+// random inputs dense and sparse in the byte, at every length.
+func TestLastIndexByte(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 3000 {
+		d := make([]byte, r.IntN(70))
+		dense := r.IntN(4)
+		for k := range d {
+			switch {
+			case r.IntN(8) < dense:
+				d[k] = '['
+			case r.IntN(2) == 0:
+				d[k] = '[' ^ byte(1<<r.IntN(8)) // one bit off
+			default:
+				d[k] = byte(r.IntN(256))
+			}
+		}
+		if got, want := LastIndexByte(d, '['), bytes.LastIndexByte(d, '['); got != want {
+			t.Fatalf("LastIndexByte(%q) = %d, want %d", d, got, want)
+		}
+	}
+}
+
+// BenchmarkLastIndexByte finds the '[' of a 16 MB array of numbers from its
+// end, with LastIndexByte and with bytes.LastIndexByte.
+func BenchmarkLastIndexByte(b *testing.B) {
+	d := append([]byte{'['}, bytes.Repeat([]byte("1234,"), 16<<20/5)...)
+	for _, f := range []struct {
+		name string
+		fn   func([]byte, byte) int
+	}{{"swar", LastIndexByte}, {"bytes", bytes.LastIndexByte}} {
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(int64(len(d)))
+			for b.Loop() {
+				if f.fn(d, '[') != 0 {
+					b.Fatal("not found")
+				}
+			}
+		})
 	}
 }
