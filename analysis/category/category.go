@@ -134,6 +134,11 @@ func jsSource(p *profile.Profile) bool {
 	return p.Format != "pprof" && p.Format != "folded"
 }
 
+// splitSamples is the number of samples of a thread without events from
+// which Assign fills their categories over two halves at once (a variable
+// for tests).
+var splitSamples = 1 << 20
+
 // Assign fills p.Samples.Category and .Subcategory for every sample of
 // every thread, from tl's repaired samples (DevTools' fixMissingSamples),
 // one timeline per thread in order.
@@ -145,18 +150,6 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 		th := &p.Threads[tl.Thread]
 		base := int(th.Samples.Start)
 		events := p.Events[th.Events.Start:th.Events.End]
-		// The innermost enclosing event with a rule decides.
-		sweep := profile.NewEventSweep(events, func(e *profile.Event) bool {
-			_, _, ok := Event(p, p.Str(e.Name))
-			return ok
-		})
-		// A node's category, found once (a sample's frame is its node's).
-		type nodeCat struct {
-			c     profile.CategoryID
-			sub   uint8
-			known bool
-		}
-		nodes := make([]nodeCat, len(tl.Node))
 		if len(events) == 0 {
 			// Without events a sample's category is its node's: a table
 			// lookup per sample, over two halves at once for a long
@@ -171,7 +164,7 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 					out[lo+i], outSub[lo+i] = cats[x], subs[x]
 				}
 			}
-			if n := len(tl.Samples); n >= 1<<20 {
+			if n := len(tl.Samples); n >= splitSamples {
 				var wg sync.WaitGroup
 				wg.Go(func() { fill(n/2, n) })
 				fill(0, n/2)
@@ -181,6 +174,18 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 			}
 			continue
 		}
+		// The innermost enclosing event with a rule decides.
+		sweep := profile.NewEventSweep(events, func(e *profile.Event) bool {
+			_, _, ok := Event(p, p.Str(e.Name))
+			return ok
+		})
+		// A node's category, found once (a sample's frame is its node's).
+		type nodeCat struct {
+			c     profile.CategoryID
+			sub   uint8
+			known bool
+		}
+		nodes := make([]nodeCat, len(tl.Node))
 		for i, x := range tl.Samples {
 			open := sweep.At(tl.Times[i])
 			var c profile.CategoryID

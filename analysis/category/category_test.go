@@ -1,6 +1,7 @@
 package category_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,6 +121,37 @@ func TestNonJSSources(t *testing.T) {
 		f := &profile.Frame{Name: b.Intern("main.main"), Line: -1, Column: -1, Kind: c.kind}
 		if got, _ := category.Frame(b.P, f); got != c.want {
 			t.Errorf("%s %v frame: category %d, want %d", c.format, c.kind, got, c.want)
+		}
+	}
+}
+
+// Without events a sample's category is its frame's, whether the samples
+// are filled in one pass or in two halves at once.
+func TestAssignWithoutEvents(t *testing.T) {
+	for _, split := range []int{1 << 62, 2} {
+		restore := category.SetSplitSamples(split)
+		p, err := format.ReadFile(filepath.Join(proftest.RepoRoot(), "testdata", "node", "mix.cpuprofile"), nil, format.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tls := assign(t, p)
+		restore()
+		tl := tls[0]
+		if len(p.Events) != 0 || len(tl.Samples) < 100 {
+			t.Fatalf("want a .cpuprofile's thread: %d events, %d samples", len(p.Events), len(tl.Samples))
+		}
+		base := int(p.Threads[tl.Thread].Samples.Start)
+		kinds := map[profile.CategoryID]bool{}
+		for i, x := range tl.Samples {
+			c, sub := category.Frame(p, p.NodeFrame(tl.Node[x]))
+			if p.Samples.Category[base+i] != c || p.Samples.Subcategory[base+i] != sub {
+				t.Fatalf("split from %d: sample %d: category %d/%d, its frame's %d/%d", split, i,
+					p.Samples.Category[base+i], p.Samples.Subcategory[base+i], c, sub)
+			}
+			kinds[c] = true
+		}
+		if len(kinds) < 3 {
+			t.Errorf("only %d categories among the samples: the test would not tell them apart", len(kinds))
 		}
 	}
 }
