@@ -1191,7 +1191,7 @@ func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error 
 	}
 	_, ns, nd := p.asm.Counts()
 	for _, d := range c.deltas {
-		p.deltaSum += float64(d)
+		p.deltaSum += float64(d) / 1000 // µs, as DevTools adds them
 	}
 	if ns != nd {
 		if !p.broken {
@@ -1261,13 +1261,14 @@ func member(obj []byte, keys ...string) ([]byte, int, bool) {
 }
 
 type chunk struct {
-	samples, deltas []int64
-	deltasOff       int64 // offset of the timeDeltas array, or −1
-	lines, cols     []int32
-	traceIDs        [][2]int64
-	source          string
-	endTime         float64 // data.endTime (Node writes it in the last chunk)
-	hasEnd          bool
+	samples     []int64
+	deltas      []int64 // ns
+	deltasOff   int64   // offset of the timeDeltas array, or −1
+	lines, cols []int32
+	traceIDs    [][2]int64
+	source      string
+	endTime     float64 // data.endTime (Node writes it in the last chunk)
+	hasEnd      bool
 }
 
 // readChunk reads args of a ProfileChunk: data.cpuProfile.{nodes, samples,
@@ -1361,14 +1362,43 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 				continue
 			}
 			arr, n := s.Offset(), len(c.deltas)
-			if c.deltas, err = s.Ints(c.deltas); err != nil {
+			// µs, read as ns: integers as Chrome writes them, or any
+			// number (jsprof's own traces keep ns as µs fractions, and
+			// DevTools adds whatever number it finds).
+			if err := s.BeginArray(); err != nil {
 				return nil, fail("data.timeDeltas", err)
 			}
-			for i, d := range c.deltas[n:] {
-				if d > maxMicros || d < -maxMicros {
-					return nil, &profile.ParseError{Offset: off + elemOffset(data, arr, i),
-						Path: path + "data.timeDeltas[" + strconv.Itoa(i) + "]", Err: fmt.Errorf("time %d µs out of range", d)}
+			for first := true; ; first = false {
+				ok, err := s.NextElem(first)
+				if err != nil {
+					return nil, fail("data.timeDeltas", err)
 				}
+				if !ok {
+					break
+				}
+				i, at := len(c.deltas)-n, s.Offset()
+				outOfRange := func(v any) error {
+					return &profile.ParseError{Offset: off + elemOffset(data, arr, i),
+						Path: path + "data.timeDeltas[" + strconv.Itoa(i) + "]", Err: fmt.Errorf("time %v µs out of range", v)}
+				}
+				v, err := s.Int()
+				if err != nil {
+					s.SetOffset(at)
+					f, ferr := s.Float()
+					if ferr != nil {
+						s.SetOffset(at)
+						return nil, fail("data.timeDeltas", err)
+					}
+					if !(f <= maxMicros && f >= -maxMicros) {
+						return nil, outOfRange(f)
+					}
+					c.deltas = append(c.deltas, int64(profile.TimeFromMicros(f)))
+					continue
+				}
+				if v > maxMicros || v < -maxMicros {
+					return nil, outOfRange(v)
+				}
+				c.deltas = append(c.deltas, v*1000)
 			}
 			c.deltasOff = off + arr
 		case "lines", "columns":

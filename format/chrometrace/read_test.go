@@ -2,6 +2,7 @@ package chrometrace_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -101,5 +102,28 @@ func TestNotATrace(t *testing.T) {
 		if _, ok := err.(*profile.ParseError); !ok {
 			t.Errorf("%q: %T %v, want a *profile.ParseError", in, err, err)
 		}
+	}
+}
+
+// ProfileChunk timeDeltas may be fractional µs (jsprof writes ns that way;
+// DevTools adds any number): they are read to the ns, and one beyond any
+// clock is an error at its value.
+func TestChunkFractionalDeltas(t *testing.T) {
+	doc := `[{"name":"Profile","ph":"P","id":"0x1","pid":1,"tid":2,"ts":100,"args":{"data":{"startTime":100}}},` +
+		`{"name":"ProfileChunk","ph":"P","id":"0x1","pid":1,"tid":2,"ts":110,"args":{"data":{"cpuProfile":{"nodes":[` +
+		`{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"f"}}],` +
+		`"samples":[2,2,2]},"timeDeltas":[1.5,0.001,2]}}}]`
+	p, err := chrometrace.Parse(strings.NewReader(doc), chrometrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.ThreadSamples(0).Time
+	want := []profile.Time{101_500, 101_501, 103_501}
+	if !slices.Equal(got, want) {
+		t.Errorf("sample times %v, want %v", got, want)
+	}
+	bad := strings.Replace(doc, "0.001", "123456789012345678.5", 1)
+	if _, err := chrometrace.Parse(strings.NewReader(bad), chrometrace.Options{}); err == nil || !strings.Contains(err.Error(), "[1].args.data.timeDeltas[1]: time 12345678901234") || !strings.HasSuffix(err.Error(), "µs out of range") {
+		t.Errorf("a delta of 1.2e17 µs: got error %v", err)
 	}
 }

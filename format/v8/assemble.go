@@ -85,11 +85,9 @@ func (a *Assembler) AddSamples(ids []int64) {
 	a.p.hasSamples = true
 }
 
-// AddTimeDeltas appends time deltas in µs.
-func (a *Assembler) AddTimeDeltas(us []int64) {
-	for _, d := range us {
-		a.p.deltas = append(a.p.deltas, d*1000)
-	}
+// AddTimeDeltas appends time deltas in ns.
+func (a *Assembler) AddTimeDeltas(ns []int64) {
+	a.p.deltas = append(a.p.deltas, ns...)
 }
 
 // AddLines appends per-sample lines and columns (nil: zeros for n samples),
