@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -117,8 +118,11 @@ type nodeThread struct {
 	calls    pending // replies to commands sent through the parent (workers)
 	children map[string]*nodeThread
 
-	setup    chan struct{} // closed when setting up has ended
-	started  bool          // the profiler runs (set before setup closes)
+	setup   chan struct{} // closed when setting up has ended
+	started bool          // the profiler runs (set before setup closes)
+	// resumed is set once setting up has asked the thread to run: a
+	// NodeRuntime.waitingForDebugger after that resumes it again.
+	resumed  atomic.Bool
 	stopOnce sync.Once
 	stopped  chan struct{} // closed when the profile is collected or given up
 	profile  []byte
@@ -218,6 +222,22 @@ func (r *nodeRecorder) event(t *nodeThread, ev event) {
 		}
 		r.mu.Unlock()
 		close(r.closed)
+	case "NodeRuntime.waitingForDebugger":
+		// Node can take the Runtime.runIfWaitingForDebugger of setting up
+		// while it is still starting, before it begins to wait for a
+		// debugger, and then wait for ever: the script never ran (seen in
+		// CI, one recording in many). It says when it waits; once set up,
+		// the thread is resumed again.
+		if !t.resumed.Load() {
+			return // setting up resumes it
+		}
+		r.wg.Go(func() {
+			ctx, cancel := context.WithTimeout(r.ctx, 10*time.Second)
+			defer cancel()
+			if t.call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil) == nil {
+				r.progress("%s was still waiting for a debugger: resumed it", t.info.Name)
+			}
+		})
 	case "NodeRuntime.waitingForDisconnect":
 		if t.parent == nil {
 			r.exitOnce.Do(func() { close(r.exited) })
@@ -309,6 +329,8 @@ func (r *nodeRecorder) setupThread(t *nodeThread) {
 		// Optional: older Nodes lack it, and then a worker's end is seen
 		// only when it detaches.
 		_ = t.call(ctx, "NodeRuntime.notifyWhenWaitingForDisconnect", map[string]any{"enabled": true}, nil)
+		// Optional too: NodeRuntime.waitingForDebugger events (see event).
+		_ = t.call(ctx, "NodeRuntime.enable", nil, nil)
 		err := t.call(ctx, "Profiler.enable", nil, nil)
 		if err == nil {
 			err = t.call(ctx, "Profiler.setSamplingInterval", map[string]any{"interval": r.opts.interval().Microseconds()}, nil)
@@ -329,7 +351,11 @@ func (r *nodeRecorder) setupThread(t *nodeThread) {
 		// Workers of workers.
 		_ = t.call(ctx, "NodeWorker.enable", map[string]any{"waitForDebuggerOnStart": true}, nil)
 	}
+	t.resumed.Store(true)
 	_ = t.call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil)
+	// Enabling NodeRuntime again reports waitingForDebugger if the thread
+	// is waiting still (the race above, already lost).
+	_ = t.call(ctx, "NodeRuntime.enable", nil, nil)
 }
 
 // stopThread collects t's profile once; why (if not "") is the reason to

@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -703,5 +704,31 @@ func TestLost(t *testing.T) {
 	}
 	if rec.Stopped != record.StopLost || !errors.Is(rec.Lost, record.ErrConnectionLost) || len(rec.Threads) != 0 || len(rec.Missing) != 1 {
 		t.Errorf("got stop %q, lost %v, %d threads, missing %q; want lost, ErrConnectionLost, none, main missing", rec.Stopped, rec.Lost, len(rec.Threads), rec.Missing)
+	}
+}
+
+// TestNodeWaitsAgain records a script that waits for a debugger after it
+// started: the recorder resumes it (NodeRuntime.waitingForDebugger), as it
+// resumes a Node that took its first resume before it began to wait, which
+// hung a CI run's recording for its whole time limit with the script never
+// run.
+func TestNodeWaitsAgain(t *testing.T) {
+	requireNode(t)
+	var stdout bytes.Buffer
+	var progress []string
+	var mu sync.Mutex
+	opts := record.NodeOptions{Stdout: &stdout, Progress: func(m string) { mu.Lock(); progress = append(progress, m); mu.Unlock() }}
+	diagnose(t, &opts)
+	rec, err := record.Node(testContext(t, 30*time.Second), []string{"node", "testdata/wait.js"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Stopped != record.StopExited || stdout.String() != "before\nafter\n" {
+		t.Errorf("got stop %q and stdout %q, want exited and before, after", rec.Stopped, stdout.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.ContainsFunc(progress, func(m string) bool { return strings.Contains(m, "was still waiting for a debugger: resumed it") }) {
+		t.Errorf("progress %q: want the resume said", progress)
 	}
 }
