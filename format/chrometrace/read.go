@@ -1376,29 +1376,16 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 				if !ok {
 					break
 				}
-				i, at := len(c.deltas)-n, s.Offset()
-				outOfRange := func(v any) error {
-					return &profile.ParseError{Offset: off + elemOffset(data, arr, i),
-						Path: path + "data.timeDeltas[" + strconv.Itoa(i) + "]", Err: fmt.Errorf("time %v µs out of range", v)}
-				}
-				v, err := s.Int()
+				i := len(c.deltas) - n
+				ns, err := v8.ReadMicros(s)
 				if err != nil {
-					s.SetOffset(at)
-					f, ferr := s.Float()
-					if ferr != nil {
-						s.SetOffset(at)
-						return nil, fail("data.timeDeltas", err)
+					if _, ok := err.(*v8.MicrosRangeError); ok {
+						return nil, &profile.ParseError{Offset: off + elemOffset(data, arr, i),
+							Path: path + "data.timeDeltas[" + strconv.Itoa(i) + "]", Err: err}
 					}
-					if !(f <= maxMicros && f >= -maxMicros) {
-						return nil, outOfRange(f)
-					}
-					c.deltas = append(c.deltas, int64(profile.TimeFromMicros(f)))
-					continue
+					return nil, fail("data.timeDeltas", err)
 				}
-				if v > maxMicros || v < -maxMicros {
-					return nil, outOfRange(v)
-				}
-				c.deltas = append(c.deltas, v*1000)
+				c.deltas = append(c.deltas, ns)
 			}
 			c.deltasOff = off + arr
 		case "lines", "columns":

@@ -329,6 +329,38 @@ const (
 	maxMicros = maxTime / 1000
 )
 
+// ReadMicros reads the number s is at, a time or time delta in µs, as ns:
+// an integer exactly, any other number as profile.TimeFromMicros rounds
+// it. Not a number, it returns Int's error with s back at the value; beyond
+// ±maxMicros, a *MicrosRangeError. The .cpuprofile reader and the trace
+// reader's ProfileChunk deltas read their time arrays with it.
+func ReadMicros(s *jsonscan.Scanner) (int64, error) {
+	at := s.Offset()
+	v, err := s.Int()
+	if err == nil {
+		if v > maxMicros || v < -maxMicros {
+			return 0, &MicrosRangeError{v}
+		}
+		return v * 1000, nil
+	}
+	s.SetOffset(at)
+	f, ferr := s.Float()
+	if ferr != nil {
+		s.SetOffset(at)
+		return 0, err
+	}
+	if !(f <= maxMicros && f >= -maxMicros) {
+		return 0, &MicrosRangeError{f}
+	}
+	return int64(profile.TimeFromMicros(f)), nil
+}
+
+// MicrosRangeError is a time beyond any clock: its value in µs, an int64
+// or a float64 as written.
+type MicrosRangeError struct{ Value any }
+
+func (e *MicrosRangeError) Error() string { return fmt.Sprintf("time %v µs out of range", e.Value) }
+
 // readMicrosArray reads an array of µs values (integers, or any number) as ns.
 func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {
 	return p.readMicrosArrayFrom(p.s, dst, path)
@@ -349,23 +381,14 @@ func (p *parser) readMicrosArrayFrom(s *jsonscan.Scanner, dst []int64, path stri
 			return dst, nil
 		}
 		off := s.Offset()
-		v, err := s.Int()
+		ns, err := ReadMicros(s)
 		if err != nil {
-			s.SetOffset(off)
-			f, ferr := s.Float()
-			if ferr != nil {
-				return dst, p.fail(off, fmt.Sprintf("%s[%d]", path, len(dst)), err)
+			if _, ok := err.(*MicrosRangeError); ok {
+				return dst, &profile.ParseError{Offset: off, Path: fmt.Sprintf("%s[%d]", path, len(dst)), Err: err}
 			}
-			if math.Abs(f) > maxMicros {
-				return dst, p.failf(off, fmt.Sprintf("%s[%d]", path, len(dst)), "time %g µs out of range", f)
-			}
-			dst = append(dst, int64(profile.TimeFromMicros(f)))
-			continue
+			return dst, p.fail(off, fmt.Sprintf("%s[%d]", path, len(dst)), err)
 		}
-		if v > maxMicros || v < -maxMicros {
-			return dst, p.failf(off, fmt.Sprintf("%s[%d]", path, len(dst)), "time %d µs out of range", v)
-		}
-		dst = append(dst, v*1000)
+		dst = append(dst, ns)
 		k := len(dst)
 		dst = jsonscan.IntRun(s, dst, maxMicros)
 		for j := k; j < len(dst); j++ {
