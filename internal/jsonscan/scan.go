@@ -320,16 +320,9 @@ func (s *Scanner) String() ([]byte, error) {
 // tests for a zero byte and for a byte below n: the lowest flagged byte
 // of a word is always a true one).
 func plainRun(d []byte, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
 	for i+8 <= len(d) {
 		x := binary.LittleEndian.Uint64(d[i:])
-		q := x ^ ('"' * ones)
-		b := x ^ ('\\' * ones)
-		t := ((q - ones) &^ q) | ((b - ones) &^ b) | ((x - 0x20*ones) &^ x)
-		if t &= highs; t != 0 {
+		if t := below(x^('"'*ones), 1) | below(x^('\\'*ones), 1) | below(x, 0x20); t != 0 {
 			return i + bits.TrailingZeros64(t)/8
 		}
 		i += 8
@@ -337,19 +330,24 @@ func plainRun(d []byte, i int) int {
 	return i
 }
 
+// The word-at-a-time tests of plainRun and LastIndexByte.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// below flags (high bit set) the bytes of x below n (n ≤ 128); the lowest
+// flagged byte is always a true one, bytes above it may be flagged falsely.
+func below(x uint64, n byte) uint64 { return (x - uint64(n)*ones) &^ x & highs }
+
 // LastIndexByte is bytes.LastIndexByte, eight bytes at a time: Go's is a
 // byte loop, and finding the '[' of a 120 MB array of numbers from its end
 // took it 90 ms. A word with a candidate is checked a byte at a time (the
 // zero-byte test can flag bytes above a true match).
 func LastIndexByte(d []byte, c byte) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
 	i := len(d)
 	for i >= 8 {
-		x := binary.LittleEndian.Uint64(d[i-8:]) ^ (uint64(c) * ones)
-		if (x-ones)&^x&highs != 0 {
+		if below(binary.LittleEndian.Uint64(d[i-8:])^(uint64(c)*ones), 1) != 0 {
 			for k := i - 1; k >= i-8; k-- {
 				if d[k] == c {
 					return k
