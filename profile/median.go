@@ -3,6 +3,7 @@ package profile
 import (
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // MedianInterval returns the median of the positive intervals between
@@ -37,13 +38,10 @@ func MedianInterval(series ...[]Time) Time {
 			fn(0, parts)
 			return
 		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			fn(1, halves[1])
-		}()
+		var wg sync.WaitGroup
+		wg.Go(func() { fn(1, halves[1]) })
 		fn(0, halves[0])
-		<-done
+		wg.Wait()
 	}
 	lo, hi, count := [2]Time{math.MaxInt64, math.MaxInt64}, [2]Time{}, [2]int{}
 	both(func(h int, parts [][]Time) { lo[h], hi[h], count[h] = intervalRange(parts) })

@@ -3,6 +3,7 @@ package calltree
 import (
 	"cmp"
 	"slices"
+	"sync"
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/profile"
@@ -73,14 +74,13 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	var sums *sampleSums
 	if mid := splitSamples(n, nn); mid > 0 && mid < n {
 		var second *sampleSums
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
+		var wg sync.WaitGroup
+		wg.Go(func() {
 			prev, gcParent := stateAt(tl, mid)
 			second = scanSamples(tl, clip, from, to, end, mid, n, prev, gcParent)
-		}()
+		})
 		sums = scanSamples(tl, clip, from, to, end, 0, mid, 0, -1)
-		<-done
+		wg.Wait()
 		sums.merge(second)
 	} else {
 		sums = scanSamples(tl, clip, from, to, end, 0, n, 0, -1)
