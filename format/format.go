@@ -49,14 +49,16 @@ func read(st *input.Stream, opts Options) (*profile.Profile, error) {
 		return nil, err
 	}
 	f := detect(head)
-	if f != nil && f.stream != nil {
-		return f.stream(st, opts)
-	}
-	if f != nil && f.parseMapped != nil && f.Signature != nil && f.Signature(head) {
+	// A format told from the head (for a fallback, by its signature) is
+	// read from the mapped file when it can be.
+	if f != nil && f.parseMapped != nil && (!f.Fallback || f.Signature != nil && f.Signature(head)) {
 		if m, err := st.Map(); err == nil {
 			defer m.Close()
-			return f.parseMapped(m.Data, opts, mappedRelease(m, opts.Input))
+			return f.parseMapped(m.Data, opts, mappedRelease(m, opts.Input), func(lo, hi int64) { m.Release(lo, hi) })
 		}
+	}
+	if f != nil && f.stream != nil {
+		return f.stream(st, opts)
 	}
 	data, err := st.ReadAll()
 	if err != nil {

@@ -68,6 +68,65 @@ func TestMappedSameProfile(t *testing.T) {
 	}
 }
 
+// bigTrace writes a generated trace above the mapping threshold.
+func bigTrace(t *testing.T) (string, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, _, err := proftest.WriteLargeTrace(&buf, 2, 10<<20); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, buf.Bytes()
+}
+
+// TestMappedTrace checks that a trace read from a mapped file, on two
+// cores, is the profile the streaming reader makes of the same bytes, and
+// that progress reaches the end without passing it; then that a file cut
+// while it is being read gives an error, not a crash.
+func TestMappedTrace(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	path, data := bigTrace(t)
+	var last int64
+	got, err := ReadFile(path, nil, Options{Input: input.Options{Progress: func(n int64) { last = max(last, n) }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Lookup("trace")
+	want, err := f.stream(bytes.NewReader(data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the trace read from the mapped file differs from the one streamed")
+	}
+	if last < int64(len(data))*3/4 || last > int64(len(data)) {
+		t.Errorf("progress reached %d of %d bytes", last, len(data))
+	}
+
+	st, err := input.Open(path, nil, input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m, err := st.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := os.Truncate(path, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.parseMapped(m.Data, Options{}, mappedRelease(m, input.Options{}), func(lo, hi int64) { m.Release(lo, hi) })
+	if err == nil || !strings.Contains(err.Error(), "changed while being read") {
+		t.Fatalf("err = %v, want a fault reported as an error", err)
+	}
+}
+
 // TestMappedTruncated truncates the mapped file before it is parsed: the
 // reader must fail with an error, not crash on the fault.
 func TestMappedTruncated(t *testing.T) {
@@ -89,7 +148,7 @@ func TestMappedTruncated(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, _ := Lookup("cpuprofile")
-	_, err = f.parseMapped(m.Data, Options{}, mappedRelease(m, input.Options{}))
+	_, err = f.parseMapped(m.Data, Options{}, mappedRelease(m, input.Options{}), nil)
 	if err == nil || !strings.Contains(err.Error(), "changed while being read") {
 		t.Fatalf("err = %v, want a fault reported as an error", err)
 	}

@@ -56,8 +56,10 @@ type Info struct {
 	parse  func(data []byte, opts Options) (*profile.Profile, error) // nil unless In
 	stream func(r io.Reader, opts Options) (*profile.Profile, error) // nil: read whole, with parse
 	// parseMapped, if not nil, reads a plain file mapped into memory
-	// (input.Mapping), calling release with what it has gone past.
-	parseMapped func(data []byte, opts Options, release func(lo, hi int64) error) (*profile.Profile, error)
+	// (input.Mapping), calling release with what it has gone past, and
+	// drop with a stretch it read again (its pages go back, progress does
+	// not count it twice).
+	parseMapped func(data []byte, opts Options, release func(lo, hi int64) error, drop func(lo, hi int64)) (*profile.Profile, error)
 }
 
 // Formats lists every format jsprof reads or writes, in the order messages
@@ -77,7 +79,7 @@ var Formats = []Info{
 		Fallback:  true,
 		Signature: v8.Sniff,
 		parse:     func(data []byte, opts Options) (*profile.Profile, error) { return v8.ParseBytes(data, opts.V8Limits) },
-		parseMapped: func(data []byte, opts Options, release func(lo, hi int64) error) (*profile.Profile, error) {
+		parseMapped: func(data []byte, opts Options, release func(lo, hi int64) error, _ func(lo, hi int64)) (*profile.Profile, error) {
 			return v8.ParseMapped(data, opts.V8Limits, release)
 		},
 	},
@@ -94,9 +96,12 @@ var Formats = []Info{
 			return trace
 		},
 		parse: func(data []byte, opts Options) (*profile.Profile, error) {
-			return chrometrace.Parse(bytes.NewReader(data), opts.Trace)
+			return chrometrace.ParseBytes(data, opts.Trace)
 		},
 		stream: func(r io.Reader, opts Options) (*profile.Profile, error) { return chrometrace.Parse(r, opts.Trace) },
+		parseMapped: func(data []byte, opts Options, release func(lo, hi int64) error, drop func(lo, hi int64)) (*profile.Profile, error) {
+			return chrometrace.ParseMapped(data, opts.Trace, release, drop)
+		},
 	},
 	{
 		Name:        "speedscope",

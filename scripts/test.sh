@@ -34,6 +34,8 @@ go test -count=1 -timeout 30m ./...
 echo "== go test -race (the session is shared by concurrent callers)"
 go test -race -short -count=1 ./session/ ./internal/cli/
 go test -race -short -count=1 ./compare/ ./merge/ ./push/...
+# the readers that read one input on two cores
+go test -race -short -count=1 -run 'TestSplit' ./format/chrometrace/ ./format/v8/
 
 echo "== fuzz targets, briefly (run longer with: go test -fuzz=NAME -fuzztime=10m ./PKG)"
 fuzztime=${FUZZTIME:-15s}

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -105,12 +106,55 @@ func Sniff(head []byte) (trace, sure bool) {
 
 // Parse reads a trace from r (decompressed; see internal/input for gzip).
 func Parse(r io.Reader, opts Options) (*profile.Profile, error) {
+	rd := newReader(opts)
+	rd.src = r
+	rd.buf = make([]byte, min(4<<20, rd.max))
+	if err := rd.run(); err != nil {
+		return nil, err
+	}
+	return rd.finish()
+}
+
+// ParseBytes reads a trace held in memory. It reads what Parse reads, with
+// a large events array on two cores (split.go).
+func ParseBytes(data []byte, opts Options) (*profile.Profile, error) {
+	return parseWhole(data, opts, nil, nil)
+}
+
+// ParseMapped reads a trace from a file mapped into memory, as ParseBytes
+// does. It calls release with each stretch of input it has gone past (its
+// pages leave the process's memory, and progress is reported; an error
+// stops the reader), and drop with a stretch read again whose pages are to
+// go back without counting it twice. A fault (the file cut while being
+// read) is returned as an error.
+func ParseMapped(data []byte, opts Options, release func(lo, hi int64) error, drop func(lo, hi int64)) (p *profile.Profile, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if e := recover(); e != nil {
+			err = faultError(e)
+		}
+	}()
+	return parseWhole(data, opts, release, drop)
+}
+
+func parseWhole(data []byte, opts Options, release func(lo, hi int64) error, drop func(lo, hi int64)) (*profile.Profile, error) {
+	rd := newReader(opts)
+	rd.buf, rd.end, rd.eof, rd.whole = data, len(data), true, true
+	rd.release, rd.drop = release, drop
+	defer rd.stopSplit() // also when a fault unwinds the main reader
+	err := rd.run()
+	rd.stopSplit()
+	if err != nil {
+		return nil, err
+	}
+	return rd.finish()
+}
+
+func newReader(opts Options) *reader {
 	if opts.MaxEventBytes <= 0 {
 		opts.MaxEventBytes = 1 << 30
 	}
 	rd := &reader{
-		src:      r,
-		buf:      make([]byte, 0, min(4<<20, opts.MaxEventBytes)),
 		max:      opts.MaxEventBytes,
 		b:        profile.NewBuilder("chrome-trace"),
 		threadOf: map[threadKey]int32{},
@@ -123,11 +167,7 @@ func Parse(r io.Reader, opts Options) (*profile.Profile, error) {
 	rd.s.MaxDepth = jsonscan.DefaultMaxDepth
 	rd.keepArgs = opts.KeepArgs
 	rd.unsampled = opts.Unsampled
-	rd.buf = rd.buf[:cap(rd.buf)]
-	if err := rd.run(); err != nil {
-		return nil, err
-	}
-	return rd.finish()
+	return rd
 }
 
 // threadKey is a (pid, tid) pair of interned raw JSON tokens: 1 and "1" are
@@ -206,6 +246,16 @@ type reader struct {
 	eof  bool
 	max  int
 	s    jsonscan.Scanner
+	// whole tells that buf is the whole input (ParseBytes, ParseMapped):
+	// the events array may be read on two cores (split, split.go), and
+	// the stretches gone past are given to release (drop gives back a
+	// stretch read again).
+	whole      bool
+	release    func(lo, hi int64) error
+	drop       func(lo, hi int64)
+	released   int64
+	split      *split
+	splitTried bool
 	// What is being read, for the error when it outgrows max: event
 	// item of the array at itemPath, or a member name when item < 0.
 	itemPath string
@@ -506,6 +556,8 @@ func (r *reader) readEvents(path string) error {
 	if path == "" {
 		path = "$"
 	}
+	r.splitEvents()
+	atElem := false // at an element after a segment (its comma passed)
 	for first := true; ; first = false {
 		c, err := r.peek()
 		if err != nil {
@@ -519,7 +571,15 @@ func (r *reader) readEvents(path string) error {
 			r.diag.Add("unterminated-array", 1, "the events array has no closing ']' (allowed by the trace format)")
 			return nil
 		}
-		if !first {
+		if r.release != nil {
+			if at := r.base + int64(r.pos); at-r.released >= releaseEvery {
+				if err := r.release(r.released, at); err != nil {
+					return err
+				}
+				r.released = at
+			}
+		}
+		if !first && !atElem {
 			if c != ',' {
 				return r.errAt(fmt.Sprintf("%s[%d]", path, r.nEvents), "want ',' or ']' after an event, got %q", c)
 			}
@@ -537,6 +597,17 @@ func (r *reader) readEvents(path string) error {
 				return nil
 			}
 		}
+		atElem = false
+		if r.split != nil {
+			took, closes, err := r.takeSegment(path)
+			if err != nil || closes {
+				return err
+			}
+			if took {
+				atElem = true
+				continue
+			}
+		}
 		if err := r.readEvent(path); err != nil {
 			return err
 		}
@@ -548,6 +619,8 @@ type ev struct {
 	ph               byte
 	name, cat        profile.StringID
 	hasName, hasCat  bool
+	catFirst         bool // cat was interned before name
+	dupKeys          bool // a second name or cat was interned
 	isProfile        bool // name is Profile, ProfileChunk or CpuProfile
 	isWeb            bool // name marks a Chrome web trace (MetaHandler)
 	pid, tid, id     []byte
@@ -583,6 +656,11 @@ func (r *reader) readEvent(path string) error {
 		var e ev
 		r.s.Reset(r.buf[r.pos:r.end])
 		err := r.parseEvent(&e)
+		if err == nil && r.whole && r.s.Offset() > int64(r.max) {
+			// What fill reports reading a stream.
+			return &profile.ParseError{Offset: r.base + int64(r.pos), Path: fmt.Sprintf("%s[%d]", path, idx),
+				Err: fmt.Errorf("event larger than %d bytes", r.max)}
+		}
 		if err == nil {
 			start := r.pos
 			r.pos += int(r.s.Offset())
@@ -655,6 +733,7 @@ func (r *reader) parseEvent(e *ev) error {
 			}
 			e.isProfile = bytes.Equal(b, nameProfile) || bytes.Equal(b, nameProfileChunk) || bytes.Equal(b, nameCpuProfile)
 			e.isWeb = bytes.Equal(b, nameCpuProfile) || bytes.HasPrefix(b, []byte("Tracing")) && webMarkers[string(b)]
+			e.dupKeys = e.dupKeys || e.hasName
 			e.name, e.hasName = r.intern(b), true
 		case "cat":
 			if s.Null() {
@@ -664,6 +743,8 @@ func (r *reader) parseEvent(e *ev) error {
 			if err != nil {
 				return err
 			}
+			e.dupKeys = e.dupKeys || e.hasCat
+			e.catFirst = e.catFirst || !e.hasName
 			e.cat, e.hasCat = r.intern(b), true
 		case "pid", "tid", "id":
 			s.Peek()

@@ -1,0 +1,436 @@
+package chrometrace
+
+import (
+	"fmt"
+	"math"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/jsprof/jsprof/profile"
+)
+
+// The events array on two cores.
+//
+// Reading a trace is mostly parsing its events (docs/performance.md §6),
+// one after the other on one core. When the whole input is in memory (a
+// mapped file, or bytes), a large events array is cut into pairs of parts
+// of up to pairBytes: the main reader parses and applies the first part of
+// each pair, while a worker parses the second (a segment) ahead of it into
+// a compact list of events, with a string table of its own. A segment
+// starts at a guessed event boundary (eventBoundary) and ends at the first
+// event that starts at or after the next pair, or at the array's ']'. The
+// main reader takes a segment only when it reaches an event that starts at
+// that very offset; it then applies the segment's events in order,
+// interning their names and categories in the order an in-order read
+// meets them, and reads on from the segment's end. So the profile, string
+// table included, is the one the in-order read makes
+// (TestSplitEventsSameResult). Anything else (a wrong guess, an error, a
+// truncated or oddly ended array, a duplicate key, an event above the size
+// limit) drops the segment, and the main reader reads that stretch itself,
+// with the same result and errors.
+//
+// Applying an event (threads, profiles, the event store) stays on the main
+// reader: it is order-dependent, and about a fifth of reading. The worker
+// holds at most one parsed segment beyond the one being applied, so memory
+// stays bounded on a trace of any size.
+
+// splitEventsBytes is the size of input from which the events array is read
+// on two cores (a variable for tests).
+var splitEventsBytes = 8 << 20
+
+// releaseEvery is the stretch of a mapped input after which its pages are
+// given back: two readers each hold up to this much of the file.
+const releaseEvery = 1 << 20
+
+// splitTaken counts the segments the main reader took (for tests).
+var splitTaken atomic.Int64
+
+// segEvent is one event of a segment, parsed: the fields apply needs,
+// with pid, tid and id copied out of the input (applying most events then
+// reads nothing of the input again, whose pages the worker has given
+// back).
+type segEvent struct {
+	start        int64 // offset of its '{'
+	n            int32 // its length in bytes
+	args0, args1 int32
+	name, cat    profile.StringID // the segment's own strings
+	ts, dur      float64
+	traceID      int64
+	ids          int32 // offset of pid, tid and id in eventsHalf.ids (block·idBlock + offset)
+	pidN, tidN   uint16
+	idN          uint16
+	badTimes     int32
+	ph           byte
+	flags        uint8
+}
+
+const (
+	hasName = 1 << iota
+	hasCat
+	hasID
+	isProfile
+	isWeb
+	catFirst
+)
+
+// segment is a stretch of the events array that the worker parses ahead.
+type segment struct {
+	at     int64 // offset of its first event's '{' (a guess until taken)
+	limit  int64 // it ends at the first event that starts here or later
+	end    int64 // where it ended: the next event's '{', or after the array's ']'
+	closes bool  // it ended with the array
+	q      *reader
+	events [][]segEvent // in blocks of segBlock: no copies as it grows
+	ids    [][]byte      // their pid, tid and id, in blocks of idBlock
+	ok     bool          // read to its end without anything the main reader must see
+	stop   atomic.Bool
+	done   chan struct{}
+	fault  error
+}
+
+// split is the events array read on two cores: the segments the worker
+// parses, in order, each the second part of a stretch of up to pairBytes
+// of input whose first part the main reader reads itself.
+type split struct {
+	segs []*segment
+	next int           // the first segment not yet taken or passed
+	free chan struct{} // a token per segment the worker may hold parsed
+}
+
+const (
+	segBlock = 4096
+	idBlock   = 256 << 10
+)
+
+// eventKeys are the keys that an event's first member has in every trace
+// seen (sorted writers start with "args" or "cat", Chrome with "args",
+// "pid" or "name"): a boundary guess wants one, which a node of a profile
+// chunk ("callFrame", "id") or most args never start with.
+var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
+
+// eventBoundary returns the offset of a '{' at or after from that follows
+// '}' ',' (white space allowed between) and begins with `"key"` for one of
+// eventKeys: an element of some array of objects, the events array most
+// likely; −1 if none is found within a megabyte.
+//
+// Such a '{' cannot be inside a string: a '"' right after it (no backslash
+// between) would end that string, and a letter cannot follow the end of a
+// string in valid JSON.
+func eventBoundary(data []byte, from int) int {
+	limit := min(len(data), from+1<<20)
+	for i := from; i < limit; i++ {
+		if data[i] != '{' {
+			continue
+		}
+		j := skipWSBack(data, i-1)
+		if j < 0 || data[j] != ',' {
+			continue
+		}
+		if j = skipWSBack(data, j-1); j < 0 || data[j] != '}' {
+			continue
+		}
+		k := skipWS(data, i+1)
+		if k >= len(data) || data[k] != '"' {
+			continue
+		}
+		for _, key := range eventKeys {
+			if e := k + 1 + len(key); e < len(data) && data[e] == '"' && string(data[k+1:e]) == key {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func skipWSBack(data []byte, i int) int {
+	for i >= 0 && isWS(data[i]) {
+		i--
+	}
+	return i
+}
+
+func skipWS(data []byte, i int) int {
+	for i < len(data) && isWS(data[i]) {
+		i++
+	}
+	return i
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+// pairBytes is the most input read as one pair of parts, the main
+// reader's and the worker's: it bounds what the worker holds parsed (a
+// segment's events take about a third of their input's size).
+var pairBytes = 64 << 20
+
+// workerShare is the worker's part of a pair: the main reader parses and
+// applies its own part and applies the worker's (applying is about a
+// fifth of reading), so the worker takes the larger part.
+const workerShare = 0.58
+
+// splitEvents starts the worker on the events array whose first element
+// is at r.pos, when the input is whole and large enough: one pair of parts
+// for an array of up to pairBytes, more of equal size beyond.
+func (r *reader) splitEvents() {
+	if !r.whole || r.splitTried {
+		return
+	}
+	r.splitTried = true
+	rest := r.end - r.pos
+	if rest < splitEventsBytes || rest < 2 {
+		return
+	}
+	pairs := (rest + pairBytes - 1) / pairBytes
+	sp := &split{free: make(chan struct{}, 1)}
+	prev := r.pos
+	for k := range pairs {
+		lo, hi := r.pos+k*rest/pairs, r.pos+(k+1)*rest/pairs
+		at := eventBoundary(r.buf[:r.end], max(prev+1, lo+int(float64(hi-lo)*(1-workerShare))))
+		if at < 0 || at >= hi {
+			continue
+		}
+		sp.segs = append(sp.segs, &segment{at: int64(at), limit: int64(hi), done: make(chan struct{})})
+		prev = at
+	}
+	if len(sp.segs) == 0 {
+		return
+	}
+	r.split = sp
+	data, max, depth, release := r.buf[:r.end], r.max, r.s.MaxDepth, r.release
+	sp.free <- struct{}{}
+	go func() {
+		for _, g := range sp.segs {
+			<-sp.free // the main reader has taken or passed the one before
+			func() {
+				defer close(g.done)
+				if release != nil { // a mapped file: a fault is an error, not a crash
+					defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+					defer func() {
+						if e := recover(); e != nil {
+							g.fault = faultError(e)
+						}
+					}()
+				}
+				if g.stop.Load() {
+					return
+				}
+				g.q = &reader{buf: data, pos: int(g.at), end: len(data), eof: true, whole: true, max: max,
+					b: profile.NewBuilder("chrome-trace")}
+				g.q.s.MaxDepth = depth
+				g.ok = g.read(release)
+			}()
+		}
+	}()
+}
+
+// read parses the segment's events up to its limit or the array's ']'. It
+// reports false as soon as anything asks for the main reader's own
+// handling.
+func (g *segment) read(release func(lo, hi int64) error) bool {
+	q := g.q
+	data := q.buf
+	relAt := q.pos
+	for n := 0; ; n++ {
+		if n%256 == 0 && g.stop.Load() {
+			return false
+		}
+		if release != nil && q.pos-relAt >= releaseEvery {
+			if release(int64(relAt), int64(q.pos)) != nil {
+				return false
+			}
+			relAt = q.pos
+		}
+		var e ev
+		q.s.Reset(data[q.pos:])
+		if q.parseEvent(&e) != nil || e.dupKeys {
+			return false
+		}
+		size := q.s.Offset()
+		if size > int64(q.max) || size > math.MaxInt32 {
+			return false
+		}
+		if len(e.pid)|len(e.tid)|len(e.id) > math.MaxUint16 {
+			return false
+		}
+		he := segEvent{
+			start: int64(q.pos), n: int32(size), args0: int32(e.args0), args1: int32(e.args1),
+			name: e.name, cat: e.cat, ts: e.ts, dur: e.dur, traceID: e.traceID,
+			pidN: uint16(len(e.pid)), tidN: uint16(len(e.tid)), idN: uint16(len(e.id)),
+			badTimes: int32(e.badTimes), ph: e.ph,
+		}
+		for _, f := range []struct {
+			on   bool
+			flag uint8
+		}{{e.hasName, hasName}, {e.hasCat, hasCat}, {e.hasID, hasID}, {e.isProfile, isProfile}, {e.isWeb, isWeb}, {e.catFirst, catFirst}} {
+			if f.on {
+				he.flags |= f.flag
+			}
+		}
+		// The ids go into blocks of idBlock bytes, an event's within one.
+		if n := len(e.pid) + len(e.tid) + len(e.id); len(g.ids) == 0 || len(g.ids[len(g.ids)-1])+n > idBlock {
+			if len(g.ids) == math.MaxInt32/idBlock {
+				return false
+			}
+			g.ids = append(g.ids, make([]byte, 0, idBlock))
+		}
+		b := &g.ids[len(g.ids)-1]
+		he.ids = int32((len(g.ids)-1)*idBlock + len(*b))
+		*b = append(append(append(*b, e.pid...), e.tid...), e.id...)
+		if n%segBlock == 0 {
+			g.events = append(g.events, make([]segEvent, 0, segBlock))
+		}
+		g.events[len(g.events)-1] = append(g.events[len(g.events)-1], he)
+		q.pos = skipWS(data, q.pos+int(size))
+		if q.pos >= len(data) {
+			return false
+		}
+		switch data[q.pos] {
+		case ']':
+			g.end, g.closes = int64(q.pos)+1, true
+		case ',':
+			q.pos = skipWS(data, q.pos+1)
+			if q.pos >= len(data) || data[q.pos] == ']' {
+				return false // a trailing comma or a cut: the main reader reports it
+			}
+			if int64(q.pos) >= g.limit {
+				g.end = int64(q.pos)
+			}
+		default:
+			return false
+		}
+		if g.end > 0 {
+			return release == nil || release(int64(relAt), min(g.end, int64(len(data)))) == nil
+		}
+	}
+}
+
+// takeSegment is called with the main reader at an element of the events
+// array at path. If the element is the next segment's first event and the
+// segment was read whole, it applies the segment's events, moves to its
+// end, and reports true; closes tells that the array ended with it.
+func (r *reader) takeSegment(path string) (took, closes bool, err error) {
+	sp := r.split
+	at := r.base + int64(r.pos)
+	for sp.next < len(sp.segs) && sp.segs[sp.next].at < at {
+		// Passed: the guess was no element of the array.
+		g := sp.segs[sp.next]
+		g.stop.Store(true)
+		<-g.done
+		sp.next++
+		sp.free <- struct{}{}
+		if g.fault != nil {
+			return false, false, g.fault
+		}
+	}
+	if sp.next == len(sp.segs) || sp.segs[sp.next].at != at {
+		return false, false, nil
+	}
+	g := sp.segs[sp.next]
+	<-g.done
+	sp.next++
+	sp.free <- struct{}{} // the worker may parse the next while this is applied
+	if g.fault != nil {
+		return false, false, g.fault
+	}
+	if !g.ok {
+		return false, false, nil
+	}
+	splitTaken.Add(1)
+	strs := g.q.b.P.Strings
+	remap := make([]profile.StringID, len(strs))
+	for i := range remap {
+		remap[i] = -1
+	}
+	intern := func(id profile.StringID) profile.StringID {
+		if remap[id] < 0 {
+			remap[id] = r.b.Intern(strs[id])
+		}
+		return remap[id]
+	}
+	data := r.buf[:r.end]
+	dropped := g.at
+	for _, he := range g.allEvents() {
+		ids := g.ids[he.ids/idBlock][he.ids%idBlock:]
+		e := ev{
+			ph: he.ph, ts: he.ts, dur: he.dur, traceID: he.traceID,
+			args0: int(he.args0), args1: int(he.args1),
+			pid:     ids[:he.pidN:he.pidN],
+			tid:     ids[he.pidN : he.pidN+he.tidN : he.pidN+he.tidN],
+			id:      ids[he.pidN+he.tidN : he.pidN+he.tidN+he.idN : he.pidN+he.tidN+he.idN],
+			hasName: he.flags&hasName != 0, hasCat: he.flags&hasCat != 0, hasID: he.flags&hasID != 0,
+			isProfile: he.flags&isProfile != 0, isWeb: he.flags&isWeb != 0,
+		}
+		if he.flags&catFirst != 0 && e.hasCat {
+			e.cat = intern(he.cat)
+		}
+		if e.hasName {
+			e.name = intern(he.name)
+		}
+		if e.hasCat && he.flags&catFirst == 0 {
+			e.cat = intern(he.cat)
+		}
+		idx := r.nEvents
+		r.nEvents++
+		r.itemPath, r.item = path, idx
+		r.badTimes += int(he.badTimes)
+		if err := r.apply(&e, data[he.start:he.start+int64(he.n)], he.start, idx, path); err != nil {
+			return true, false, err
+		}
+		// Applying reads the args of some events again: their pages go
+		// back as they are passed.
+		if r.drop != nil && he.start-dropped >= releaseEvery {
+			r.drop(dropped, he.start)
+			dropped = he.start
+		}
+	}
+	if r.drop != nil {
+		r.drop(dropped, g.end)
+	}
+	r.pos = int(g.end - r.base)
+	r.released = g.end // the worker gave its pages back as it went
+	return true, g.closes, nil
+}
+
+// allEvents iterates over the segment's events in order.
+func (g *segment) allEvents() func(yield func(int, *segEvent) bool) {
+	return func(yield func(int, *segEvent) bool) {
+		i := 0
+		for _, b := range g.events {
+			for k := range b {
+				if !yield(i, &b[k]) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
+// stopSplit tells the worker that no segment is wanted any more and waits
+// for it to finish.
+func (r *reader) stopSplit() {
+	sp := r.split
+	if sp == nil {
+		return
+	}
+	r.split = nil
+	for _, g := range sp.segs[sp.next:] {
+		g.stop.Store(true)
+	}
+	for _, g := range sp.segs[sp.next:] {
+		select {
+		case sp.free <- struct{}{}:
+		default:
+		}
+		<-g.done
+	}
+}
+
+// faultError turns a memory fault recovered while reading a mapped file
+// into an error; anything else panics again.
+func faultError(e any) error {
+	if f, ok := e.(interface{ Addr() uintptr }); ok {
+		return fmt.Errorf("reading the mapped file failed (was it changed while being read?): %v", f)
+	}
+	panic(e)
+}

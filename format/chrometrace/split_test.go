@@ -1,0 +1,163 @@
+package chrometrace
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// sameRead parses data streamed (Parse) and whole with the events array on
+// two cores (ParseBytes), with and without the options that keep more,
+// and reports how they differ: "" when the profiles (string tables
+// included), the threads without a profile and the errors are the same.
+func sameRead(data []byte, opts Options) string {
+	read := func(parse func(Options) (*profile.Profile, error)) (*profile.Profile, []EventThread, error) {
+		var un []EventThread
+		o := opts
+		o.Unsampled = &un
+		p, err := parse(o)
+		return p, un, err
+	}
+	want, wantUn, werr := read(func(o Options) (*profile.Profile, error) { return Parse(bytes.NewReader(data), o) })
+	got, gotUn, gerr := read(func(o Options) (*profile.Profile, error) { return ParseBytes(data, o) })
+	switch {
+	case (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error():
+		return "error " + errString(gerr) + " read in parts, " + errString(werr) + " streamed"
+	case !reflect.DeepEqual(got, want):
+		return "the profile read in parts differs from the one streamed"
+	case !reflect.DeepEqual(gotUn, wantUn):
+		return "the threads without a profile read in parts differ from the ones streamed"
+	}
+	return ""
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return err.Error()
+}
+
+// TestSplitEventsSameResult reads every trace of testdata and the corpus, a
+// generated one (its events' cat before their name, and the other way)
+// and broken variants (a bad event, a trailing comma, a cut, a duplicate
+// key or an oversized event late; the boundary's bytes inside a string;
+// pretty-printed JSON; members after traceEvents) streamed and on two
+// cores, in one pair of parts and in many: the profiles or errors must be
+// the same, and most readable inputs must have been read in parts. With
+// -short (CI's go test -race) it reads the generated trace and its
+// variants only.
+func TestSplitEventsSameResult(t *testing.T) {
+	defer func(n int) { splitEventsBytes = n }(splitEventsBytes)
+	splitEventsBytes = 0
+	type doc struct {
+		name  string
+		data  []byte
+		opts  Options
+		whole bool // a variant that must be read in parts
+	}
+	var docs []doc
+	root := proftest.RepoRoot()
+	dirs := []string{filepath.Join(root, "testdata"), filepath.Join(root, "format", "chrometrace", "testdata"), filepath.Join(root, "..", "shared", "corpus")}
+	if testing.Short() { // CI's -race run: the generated trace and its variants
+		dirs = nil
+	}
+	for _, dir := range dirs {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.Contains(filepath.Base(p), ".json") {
+				return nil
+			}
+			data, err := input.ReadFile(p, nil, input.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trace, _ := Sniff(data[:min(len(data), 256<<10)]); trace {
+				docs = append(docs, doc{name: strings.TrimPrefix(p, root), data: data})
+			}
+			return nil
+		})
+	}
+	var gen bytes.Buffer
+	if _, _, err := proftest.WriteLargeTrace(&gen, 3, 400_000); err != nil {
+		t.Fatal(err)
+	}
+	base := gen.Bytes()
+	late := func(old, new string) []byte { // old's last occurrence replaced
+		i := bytes.LastIndex(base, []byte(old))
+		if i < 0 {
+			t.Fatalf("no %q in the generated trace", old)
+		}
+		return append(append(append([]byte{}, base[:i]...), new...), base[i+len(old):]...)
+	}
+	end := bytes.LastIndexByte(base, ']')
+	docs = append(docs,
+		doc{name: "generated", data: base, whole: true},
+		doc{name: "generated, args kept", data: base, opts: Options{KeepArgs: true}, whole: true},
+		doc{name: "bad event late", data: late(`"ph":"X"`, `"ph":X`)},
+		doc{name: "bad time late", data: late(`"ts":`, `"ts":1e999,"x":`)},
+		doc{name: "duplicate name late", data: late(`"name":"`, `"name":"a","name":"`)},
+		doc{name: "duplicate cat late", data: late(`"name":"`, `"cat":"late-cat","name":"`)},
+		doc{name: "name before cat", data: regexp.MustCompile(`"cat":("[^"]*"),"name":("[^"]*")`).ReplaceAll(base, []byte(`"name":$2,"cat":$1`)), whole: true},
+		doc{name: "boundary in a string", data: late(`"name":"`, `"name":"},{\"ph\":\"X\",`), whole: true},
+		doc{name: "pretty", data: bytes.ReplaceAll(base, []byte(`},{"`), []byte("},\n  {\"")), whole: true},
+		doc{name: "trailing comma", data: append(append(append([]byte{}, base[:end]...), ",]"...), base[end+1:]...)},
+		doc{name: "unterminated", data: base[:end]},
+		doc{name: "cut in an event", data: base[:end-20]},
+		doc{name: "members after the events", data: append(append([]byte{}, base[:len(bytes.TrimRight(base, " \n}"))]...), `,"metadata":{"a":[{"x":1},{"y":2}]},"displayTimeUnit":"ms"}`...), whole: true},
+		doc{name: "event over the limit", data: late(`"name":"`, `"name":"`+strings.Repeat("x", 5000)), opts: Options{MaxEventBytes: 4096}},
+	)
+	defer func(n int) { pairBytes = n }(pairBytes)
+	for _, pb := range []int{pairBytes, 48 << 10} {
+		pairBytes = pb
+		taken, split := splitTaken.Load(), 0
+		for _, d := range docs {
+			before := splitTaken.Load()
+			if diff := sameRead(d.data, d.opts); diff != "" {
+				t.Errorf("pairs of %d bytes: %s: %s", pb, d.name, diff)
+			}
+			if splitTaken.Load() > before {
+				split++
+			} else if d.whole {
+				t.Errorf("pairs of %d bytes: %s: not read in parts", pb, d.name)
+			}
+		}
+		taken = splitTaken.Load() - taken
+		t.Logf("pairs of %d bytes: %d inputs, %d read in parts, %d segments taken", pb, len(docs), split, taken)
+		if !testing.Short() && split < len(docs)*3/4 {
+			t.Errorf("pairs of %d bytes: %d inputs read in parts, want most of the %d", pb, split, len(docs))
+		}
+	}
+}
+
+// FuzzSplitEvents checks that reading the events array in two halves gives
+// what streaming it gives, on any input.
+func FuzzSplitEvents(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join(proftest.RepoRoot(), "format", "chrometrace", "testdata", "inputs", "*.json"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil && len(data) < 64<<10 {
+			f.Add(data)
+		}
+	}
+	var small bytes.Buffer
+	if _, _, err := proftest.WriteLargeTrace(&small, 7, 20_000); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(small.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer func(n, m int) { splitEventsBytes, pairBytes = n, m }(splitEventsBytes, pairBytes)
+		splitEventsBytes, pairBytes = 0, max(64, len(data)/3)
+		fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return ParseBytes(data, Options{}) })
+		if diff := sameRead(data, Options{}); diff != "" {
+			t.Fatal(diff)
+		}
+	})
+}
