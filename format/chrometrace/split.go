@@ -316,6 +316,7 @@ func (r *reader) takeSegment(path string) (took, closes bool, err error) {
 		g := sp.segs[sp.next]
 		g.stop.Store(true)
 		<-g.done
+		g.free()
 		sp.next++
 		sp.free <- struct{}{}
 		if g.fault != nil {
@@ -333,6 +334,7 @@ func (r *reader) takeSegment(path string) (took, closes bool, err error) {
 		return false, false, g.fault
 	}
 	if !g.ok {
+		g.free()
 		return false, false, nil
 	}
 	splitTaken.Add(1)
@@ -386,10 +388,14 @@ func (r *reader) takeSegment(path string) (took, closes bool, err error) {
 	if r.drop != nil {
 		r.drop(dropped, g.end)
 	}
+	g.free()
 	r.pos = int(g.end - r.base)
 	r.released = g.end // the worker gave its pages back as it went
 	return true, g.closes, nil
 }
+
+// free lets go of what the segment parsed.
+func (g *segment) free() { g.q, g.events, g.ids = nil, nil, nil }
 
 // allEvents iterates over the segment's events in order.
 func (g *segment) allEvents() func(yield func(int, *segEvent) bool) {
