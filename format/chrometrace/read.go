@@ -1362,12 +1362,24 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 		pe.Offset += off
 		return pe
 	}
-	data, dataOff, ok := member(args, "data")
-	if !ok {
+	// args.data, read in place (the event was read whole, so args is
+	// valid JSON): the first "data" member, as member finds it.
+	if s.BeginObject() != nil {
 		return c, nil
 	}
-	s = jsonscan.New(data)
-	off += int64(dataOff)
+	for first := true; ; first = false {
+		key, ok, err := s.NextKey(first)
+		if err != nil || !ok {
+			return c, nil
+		}
+		if string(key) == "data" {
+			break
+		}
+		if s.Skip() != nil {
+			return c, nil
+		}
+	}
+	data := args
 	if s.Null() {
 		return c, nil
 	}
