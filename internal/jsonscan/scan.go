@@ -526,12 +526,52 @@ func (s *Scanner) Float() (float64, error) {
 	if end == s.pos {
 		return 0, s.badNumber()
 	}
+	if f, ok := exactFloat(s.data[s.pos:end]); ok {
+		s.pos = end
+		return f, nil
+	}
 	f, err := strconv.ParseFloat(string(s.data[s.pos:end]), 64)
 	if err != nil {
 		return 0, s.errorf("number %s out of range", s.data[s.pos:end])
 	}
 	s.pos = end
 	return f, nil
+}
+
+// pow10 holds the powers of ten that a float64 holds exactly.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// exactFloat reads a valid JSON number without an exponent and of at most
+// 15 digits (a trace's timestamps) as ParseFloat does: its digits make an
+// integer below 2^53, exact as a float64, and dividing it by an exact power
+// of ten rounds once, correctly (the fast path of strconv's own reader).
+// It reports false for any other number.
+func exactFloat(d []byte) (float64, bool) {
+	i, neg := 0, false
+	if len(d) > 0 && d[0] == '-' {
+		i, neg = 1, true
+	}
+	var m uint64
+	digits, frac := 0, 0
+	for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		m = m*10 + uint64(d[i]-'0')
+		digits++
+	}
+	if i < len(d) && d[i] == '.' {
+		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+			m = m*10 + uint64(d[i]-'0')
+			digits++
+			frac++
+		}
+	}
+	if i != len(d) || digits == 0 || digits > 15 {
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // Int reads an integer. A number with a fraction or exponent is accepted if
