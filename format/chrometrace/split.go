@@ -81,8 +81,8 @@ type segment struct {
 	closes bool  // it ended with the array
 	q      *reader
 	events [][]segEvent // in blocks of segBlock: no copies as it grows
-	ids    [][]byte      // their pid, tid and id, in blocks of idBlock
-	ok     bool          // read to its end without anything the main reader must see
+	ids    [][]byte     // their pid, tid and id, in blocks of idBlock
+	ok     bool         // read to its end without anything the main reader must see
 	stop   atomic.Bool
 	done   chan struct{}
 	fault  error
@@ -99,7 +99,7 @@ type split struct {
 
 const (
 	segBlock = 4096
-	idBlock   = 256 << 10
+	idBlock  = 256 << 10
 )
 
 // eventKeys are the keys that an event's first member has in every trace
