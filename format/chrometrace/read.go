@@ -292,6 +292,12 @@ type reader struct {
 	hasStarted           bool
 	uma                  []int8 // per StringID: 0 unknown, 1 name ends in "::UMA", −1 not
 
+	icache [512]struct { // intern's cache
+		s  string
+		id profile.StringID
+		ok bool
+	}
+
 	// The top-level samples and stackFrames of an object trace (see
 	// samples.go), and the capture of a value as it is skipped.
 	topSamples, stackFrames rawValue
@@ -823,6 +829,24 @@ func (r *reader) parseEvent(e *ev) error {
 // strings interned are valid, so a string found is valid as it is: only a
 // new one is checked.
 func (r *reader) intern(b []byte) profile.StringID {
+	// Names and categories repeat: a small cache by a cheap hash of the
+	// bytes answers most without hashing them for the map.
+	h := uint(len(b))
+	if len(b) > 0 {
+		h = h*31 + uint(b[0])
+		h = h*31 + uint(b[len(b)/2])
+		h = h*31 + uint(b[len(b)-1])
+	}
+	c := &r.icache[h%uint(len(r.icache))]
+	if c.ok && c.s == string(b) {
+		return c.id
+	}
+	id := r.internMiss(b)
+	c.s, c.id, c.ok = r.b.P.Strings[id], id, true
+	return id
+}
+
+func (r *reader) internMiss(b []byte) profile.StringID {
 	if id, ok := r.b.Lookup(b); ok {
 		return id
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestExactFloat compares the fast reader of short numbers with
+// TestExactFloat compares the fast reader of short numbers (exactNumber) with
 // strconv.ParseFloat, bit for bit (−0 included), on random numbers of every
 // length and point position, and checks that it declines what it cannot
 // read exactly.
@@ -19,8 +19,8 @@ func TestExactFloat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", num, err)
 		}
-		got, ok := exactFloat([]byte(num))
-		if !ok {
+		got, end, ok := exactNumber([]byte(num), 0)
+		if !ok || end != len(num) {
 			t.Fatalf("%s: declined", num)
 		}
 		if math.Float64bits(got) != math.Float64bits(want) {
@@ -58,8 +58,8 @@ func TestExactFloat(t *testing.T) {
 		}
 		check(string(b))
 	}
-	for _, num := range []string{"1e5", "1.5E-3", "1234567890123456", "0.1234567890123456", ""} {
-		if _, ok := exactFloat([]byte(num)); ok {
+	for _, num := range []string{"1e5", "1.5E-3", "1234567890123456", "0.1234567890123456", "", "-", "01", "1.", "-.5", ".5", "1.e3"} {
+		if _, _, ok := exactNumber([]byte(num), 0); ok {
 			t.Errorf("%q: read, want declined", num)
 		}
 	}

@@ -519,16 +519,18 @@ func numberEnd(d []byte, i int) (end int, frac bool) {
 
 // Float reads a number as a float64.
 func (s *Scanner) Float() (float64, error) {
+	if i := s.pos; i < len(s.data) && (s.data[i] == '-' || s.data[i]-'0' <= 9) {
+		if f, end, ok := exactNumber(s.data, i); ok {
+			s.pos = end
+			return f, nil
+		}
+	}
 	if s.Kind() != '0' {
 		return 0, s.TypeError("number")
 	}
 	end, _ := numberEnd(s.data, s.pos)
 	if end == s.pos {
 		return 0, s.badNumber()
-	}
-	if f, ok := exactFloat(s.data[s.pos:end]); ok {
-		s.pos = end
-		return f, nil
 	}
 	f, err := strconv.ParseFloat(string(s.data[s.pos:end]), 64)
 	if err != nil {
@@ -541,37 +543,46 @@ func (s *Scanner) Float() (float64, error) {
 // pow10 holds the powers of ten that a float64 holds exactly.
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
-// exactFloat reads a valid JSON number without an exponent and of at most
-// 15 digits (a trace's timestamps) as ParseFloat does: its digits make an
-// integer below 2^53, exact as a float64, and dividing it by an exact power
-// of ten rounds once, correctly (the fast path of strconv's own reader).
-// It reports false for any other number.
-func exactFloat(d []byte) (float64, bool) {
-	i, neg := 0, false
-	if len(d) > 0 && d[0] == '-' {
-		i, neg = 1, true
+// exactNumber reads the JSON number at d[i:] when it has no exponent and at
+// most 15 digits (a trace's timestamps), as ParseFloat does: its digits
+// make an integer below 2^53, exact as a float64, and dividing it by an
+// exact power of ten rounds once, correctly (the fast path of strconv's
+// own reader). It returns the number and where it ends; ok is false for
+// any other number or anything not a number, which Float then reads the
+// long way, with its errors.
+func exactNumber(d []byte, i int) (f float64, end int, ok bool) {
+	neg := i < len(d) && d[i] == '-'
+	if neg {
+		i++
 	}
+	start := i
 	var m uint64
-	digits, frac := 0, 0
-	for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+	for ; i < len(d) && d[i]-'0' <= 9; i++ {
 		m = m*10 + uint64(d[i]-'0')
-		digits++
 	}
+	n := i - start
+	if n == 0 || n > 1 && d[start] == '0' {
+		return 0, 0, false
+	}
+	frac := 0
 	if i < len(d) && d[i] == '.' {
-		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		i++
+		fs := i
+		for ; i < len(d) && d[i]-'0' <= 9; i++ {
 			m = m*10 + uint64(d[i]-'0')
-			digits++
-			frac++
+		}
+		if frac = i - fs; frac == 0 {
+			return 0, 0, false
 		}
 	}
-	if i != len(d) || digits == 0 || digits > 15 {
-		return 0, false
+	if n+frac > 15 || i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		return 0, 0, false
 	}
-	f := float64(m) / pow10[frac]
+	f = float64(m) / pow10[frac]
 	if neg {
 		f = -f
 	}
-	return f, true
+	return f, i, true
 }
 
 // Int reads an integer. A number with a fraction or exponent is accepted if
