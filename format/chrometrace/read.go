@@ -605,12 +605,12 @@ func (r *reader) readEvents(path string) error {
 		}
 		atElem = false
 		if r.split != nil {
-			took, closes, err := r.takeSegment(path)
-			if err != nil || closes {
+			next, err := r.takeSegment(path)
+			if err != nil || next == segClosed {
 				return err
 			}
-			if took {
-				atElem = true
+			if next != segNone {
+				atElem = next == segAtElement
 				continue
 			}
 		}
@@ -625,8 +625,6 @@ type ev struct {
 	ph               byte
 	name, cat        profile.StringID
 	hasName, hasCat  bool
-	catFirst         bool // cat was interned before name
-	dupKeys          bool // a second name or cat was interned
 	isProfile        bool // name is Profile, ProfileChunk or CpuProfile
 	isWeb            bool // name marks a Chrome web trace (MetaHandler)
 	pid, tid, id     []byte
@@ -739,7 +737,6 @@ func (r *reader) parseEvent(e *ev) error {
 			}
 			e.isProfile = bytes.Equal(b, nameProfile) || bytes.Equal(b, nameProfileChunk) || bytes.Equal(b, nameCpuProfile)
 			e.isWeb = bytes.Equal(b, nameCpuProfile) || bytes.HasPrefix(b, []byte("Tracing")) && webMarkers[string(b)]
-			e.dupKeys = e.dupKeys || e.hasName
 			e.name, e.hasName = r.intern(b), true
 		case "cat":
 			if s.Null() {
@@ -749,8 +746,6 @@ func (r *reader) parseEvent(e *ev) error {
 			if err != nil {
 				return err
 			}
-			e.dupKeys = e.dupKeys || e.hasCat
-			e.catFirst = e.catFirst || !e.hasName
 			e.cat, e.hasCat = r.intern(b), true
 		case "pid", "tid", "id":
 			s.Peek()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jsprof/jsprof/profile"
@@ -18,21 +19,24 @@ import (
 // each pair, while a worker parses the second (a segment) ahead of it into
 // a compact list of events, with a string table of its own. A segment
 // starts at a guessed event boundary (eventBoundary) and ends at the first
-// event that starts at or after the next pair, or at the array's ']'. The
-// main reader takes a segment only when it reaches an event that starts at
-// that very offset; it then applies the segment's events in order,
-// interning their names and categories in the order an in-order read
-// meets them, and reads on from the segment's end. So the profile, string
+// event that starts at or after the next pair, or at the array's ']'.
+//
+// The main reader takes a segment only when it reaches an event that
+// starts at that very offset. It then applies the segment's events in
+// order, as the worker publishes them (the two overlap), and reads on from
+// the segment's end. Before applying an event it interns the strings that
+// the worker met first in it, in the order met: so the profile, string
 // table included, is the one the in-order read makes
-// (TestSplitEventsSameResult). Anything else (a wrong guess, an error, a
-// truncated or oddly ended array, a duplicate key, an event above the size
-// limit) drops the segment, and the main reader reads that stretch itself,
-// with the same result and errors.
+// (TestSplitEventsSameResult). Where the worker stops short of the end (an
+// error, a truncated or oddly ended array, an event above the size limit)
+// the main reader reads on itself from the last event applied, with the
+// same result and errors; a segment whose start is no event of the array
+// (a wrong guess) is dropped.
 //
 // Applying an event (threads, profiles, the event store) stays on the main
 // reader: it is order-dependent, and about a fifth of reading. The worker
-// holds at most one parsed segment beyond the one being applied, so memory
-// stays bounded on a trace of any size.
+// holds at most one segment beyond the one being applied, so memory stays
+// bounded on a trace of any size.
 
 // splitEventsBytes is the size of input from which the events array is read
 // on two cores (a variable for tests).
@@ -54,9 +58,10 @@ type segEvent struct {
 	n            int32 // its length in bytes
 	args0, args1 int32
 	name, cat    profile.StringID // the segment's own strings
+	strEnd       int32            // the segment's strings met up to the end of this event
 	ts, dur      float64
 	traceID      int64
-	ids          int32 // offset of pid, tid and id in eventsHalf.ids (block·idBlock + offset)
+	ids          int32 // offset of pid, tid and id in segment.ids (block·idBlock + offset)
 	pidN, tidN   uint16
 	idN          uint16
 	badTimes     int32
@@ -70,22 +75,35 @@ const (
 	hasID
 	isProfile
 	isWeb
-	catFirst
 )
 
 // segment is a stretch of the events array that the worker parses ahead.
 type segment struct {
-	at     int64 // offset of its first event's '{' (a guess until taken)
-	limit  int64 // it ends at the first event that starts here or later
+	at    int64 // offset of its first event's '{' (a guess until taken)
+	limit int64 // it ends at the first event that starts here or later
+	q     *reader
+
+	// What the worker has published (under mu): its first n events, the
+	// blocks holding them and their ids, and its string table so far.
+	mu  sync.Mutex
+	pub published
+	// more is signalled when the worker publishes.
+	more chan struct{}
+
+	// Set before done is closed.
+	ok     bool  // read to its end: else the main reader reads on after pub's events
 	end    int64 // where it ended: the next event's '{', or after the array's ']'
 	closes bool  // it ended with the array
-	q      *reader
-	events [][]segEvent // in blocks of segBlock: no copies as it grows
-	ids    [][]byte     // their pid, tid and id, in blocks of idBlock
-	ok     bool         // read to its end without anything the main reader must see
+	fault  error
 	stop   atomic.Bool
 	done   chan struct{}
-	fault  error
+}
+
+type published struct {
+	events [][]segEvent // in blocks of segBlock: no copies as it grows
+	ids    [][]byte     // pid, tid and id, in blocks of idBlock
+	strs   []string
+	n      int
 }
 
 // split is the events array read on two cores: the segments the worker
@@ -100,6 +118,9 @@ type split struct {
 const (
 	segBlock = 4096
 	idBlock  = 256 << 10
+	// publishEvery is how many events the worker parses between two
+	// publications.
+	publishEvery = 256
 )
 
 // eventKeys are the keys that an event's first member has in every trace
@@ -189,7 +210,7 @@ func (r *reader) splitEvents() {
 		if at < 0 || at >= hi {
 			continue
 		}
-		sp.segs = append(sp.segs, &segment{at: int64(at), limit: int64(hi), done: make(chan struct{})})
+		sp.segs = append(sp.segs, &segment{at: int64(at), limit: int64(hi), more: make(chan struct{}, 1), done: make(chan struct{})})
 		prev = at
 	}
 	if len(sp.segs) == 0 {
@@ -223,193 +244,215 @@ func (r *reader) splitEvents() {
 	}()
 }
 
-// read parses the segment's events up to its limit or the array's ']'. It
-// reports false as soon as anything asks for the main reader's own
-// handling.
+// read parses the segment's events up to its limit or the array's ']',
+// publishing them as it goes. It reports false as soon as anything asks
+// for the main reader's own handling.
 func (g *segment) read(release func(lo, hi int64) error) bool {
 	q := g.q
 	data := q.buf
 	relAt := q.pos
+	var events [][]segEvent
+	var ids [][]byte
+	idsLen := 0 // bytes used in the last block of ids
+	publish := func(n int) {
+		g.mu.Lock()
+		g.pub = published{events: events, ids: ids, strs: q.b.P.Strings, n: n}
+		g.mu.Unlock()
+		select {
+		case g.more <- struct{}{}:
+		default:
+		}
+	}
 	for n := 0; ; n++ {
-		if n%256 == 0 && g.stop.Load() {
-			return false
+		if n%publishEvery == 0 && n > 0 {
+			publish(n)
+			if g.stop.Load() {
+				return false
+			}
 		}
 		if release != nil && q.pos-relAt >= releaseEvery {
 			if release(int64(relAt), int64(q.pos)) != nil {
+				publish(n)
 				return false
 			}
 			relAt = q.pos
 		}
 		var e ev
 		q.s.Reset(data[q.pos:])
-		if q.parseEvent(&e) != nil || e.dupKeys {
-			return false
-		}
+		err := q.parseEvent(&e)
 		size := q.s.Offset()
-		if size > int64(q.max) || size > math.MaxInt32 {
-			return false
-		}
-		if len(e.pid)|len(e.tid)|len(e.id) > math.MaxUint16 {
+		if err != nil || size > int64(q.max) || size > math.MaxInt32 || len(e.pid)|len(e.tid)|len(e.id) > math.MaxUint16 {
+			publish(n)
 			return false
 		}
 		he := segEvent{
 			start: int64(q.pos), n: int32(size), args0: int32(e.args0), args1: int32(e.args1),
-			name: e.name, cat: e.cat, ts: e.ts, dur: e.dur, traceID: e.traceID,
+			name: e.name, cat: e.cat, strEnd: int32(len(q.b.P.Strings)), ts: e.ts, dur: e.dur, traceID: e.traceID,
 			pidN: uint16(len(e.pid)), tidN: uint16(len(e.tid)), idN: uint16(len(e.id)),
 			badTimes: int32(e.badTimes), ph: e.ph,
 		}
 		for _, f := range []struct {
 			on   bool
 			flag uint8
-		}{{e.hasName, hasName}, {e.hasCat, hasCat}, {e.hasID, hasID}, {e.isProfile, isProfile}, {e.isWeb, isWeb}, {e.catFirst, catFirst}} {
+		}{{e.hasName, hasName}, {e.hasCat, hasCat}, {e.hasID, hasID}, {e.isProfile, isProfile}, {e.isWeb, isWeb}} {
 			if f.on {
 				he.flags |= f.flag
 			}
 		}
 		// The ids go into blocks of idBlock bytes, an event's within one.
-		if n := len(e.pid) + len(e.tid) + len(e.id); len(g.ids) == 0 || len(g.ids[len(g.ids)-1])+n > idBlock {
-			if len(g.ids) == math.MaxInt32/idBlock {
+		// Blocks are allocated whole and written in place: the main reader
+		// reads the published part of the last one meanwhile.
+		if k := len(e.pid) + len(e.tid) + len(e.id); len(ids) == 0 || idsLen+k > idBlock {
+			if len(ids) == math.MaxInt32/idBlock {
+				publish(n)
 				return false
 			}
-			g.ids = append(g.ids, make([]byte, 0, idBlock))
+			ids, idsLen = append(ids, make([]byte, idBlock)), 0
 		}
-		b := &g.ids[len(g.ids)-1]
-		he.ids = int32((len(g.ids)-1)*idBlock + len(*b))
-		*b = append(append(append(*b, e.pid...), e.tid...), e.id...)
+		he.ids = int32((len(ids)-1)*idBlock + idsLen)
+		b := ids[len(ids)-1]
+		idsLen += copy(b[idsLen:], e.pid)
+		idsLen += copy(b[idsLen:], e.tid)
+		idsLen += copy(b[idsLen:], e.id)
 		if n%segBlock == 0 {
-			g.events = append(g.events, make([]segEvent, 0, segBlock))
+			events = append(events, make([]segEvent, segBlock))
 		}
-		g.events[len(g.events)-1] = append(g.events[len(g.events)-1], he)
+		events[n/segBlock][n%segBlock] = he
 		q.pos = skipWS(data, q.pos+int(size))
-		if q.pos >= len(data) {
-			return false
-		}
-		switch data[q.pos] {
-		case ']':
+		if q.pos < len(data) && data[q.pos] == ']' {
 			g.end, g.closes = int64(q.pos)+1, true
-		case ',':
-			q.pos = skipWS(data, q.pos+1)
-			if q.pos >= len(data) || data[q.pos] == ']' {
-				return false // a trailing comma or a cut: the main reader reports it
+		} else if q.pos < len(data) && data[q.pos] == ',' {
+			if q.pos = skipWS(data, q.pos+1); q.pos >= len(data) || data[q.pos] == ']' {
+				// A trailing comma or a cut: the main reader reports it.
+				publish(n + 1)
+				return false
 			}
 			if int64(q.pos) >= g.limit {
 				g.end = int64(q.pos)
 			}
-		default:
+		} else { // a cut or a missing comma
+			publish(n + 1)
 			return false
 		}
 		if g.end > 0 {
-			return release == nil || release(int64(relAt), min(g.end, int64(len(data)))) == nil
+			publish(n + 1)
+			return release == nil || release(int64(relAt), g.end) == nil
 		}
 	}
 }
 
+// segNext tells the main reader where takeSegment left it.
+type segNext int
+
+const (
+	segNone      segNext = iota // nothing taken: read the element at hand
+	segAtElement                // at the next element (its comma passed)
+	segAfter                    // after an event: a ',' or the ']' comes next
+	segClosed                   // past the array's ']'
+)
+
 // takeSegment is called with the main reader at an element of the events
-// array at path. If the element is the next segment's first event and the
-// segment was read whole, it applies the segment's events, moves to its
-// end, and reports true; closes tells that the array ended with it.
-func (r *reader) takeSegment(path string) (took, closes bool, err error) {
+// array at path. If the element is the next segment's first event, it
+// applies the segment's events as the worker publishes them, moves to
+// where the segment ends (or to the end of the last event the worker
+// read, when it stopped short), and tells where that is.
+func (r *reader) takeSegment(path string) (segNext, error) {
 	sp := r.split
 	at := r.base + int64(r.pos)
 	for sp.next < len(sp.segs) && sp.segs[sp.next].at < at {
 		// Passed: the guess was no element of the array.
 		g := sp.segs[sp.next]
-		g.stop.Store(true)
-		<-g.done
 		g.free()
 		sp.next++
 		sp.free <- struct{}{}
 		if g.fault != nil {
-			return false, false, g.fault
+			return segNone, g.fault
 		}
 	}
 	if sp.next == len(sp.segs) || sp.segs[sp.next].at != at {
-		return false, false, nil
+		return segNone, nil
 	}
 	g := sp.segs[sp.next]
-	<-g.done
 	sp.next++
-	sp.free <- struct{}{} // the worker may parse the next while this is applied
-	if g.fault != nil {
-		return false, false, g.fault
-	}
-	if !g.ok {
+	defer func() {
 		g.free()
-		return false, false, nil
-	}
-	splitTaken.Add(1)
-	strs := g.q.b.P.Strings
-	remap := make([]profile.StringID, len(strs))
-	for i := range remap {
-		remap[i] = -1
-	}
-	intern := func(id profile.StringID) profile.StringID {
-		if remap[id] < 0 {
-			remap[id] = r.b.Intern(strs[id])
-		}
-		return remap[id]
-	}
+		sp.free <- struct{}{} // the worker may go on to the next segment
+	}()
+	var remap []profile.StringID
 	data := r.buf[:r.end]
 	dropped := g.at
-	for _, he := range g.allEvents() {
-		ids := g.ids[he.ids/idBlock][he.ids%idBlock:]
-		e := ev{
-			ph: he.ph, ts: he.ts, dur: he.dur, traceID: he.traceID,
-			args0: int(he.args0), args1: int(he.args1),
-			pid:     ids[:he.pidN:he.pidN],
-			tid:     ids[he.pidN : he.pidN+he.tidN : he.pidN+he.tidN],
-			id:      ids[he.pidN+he.tidN : he.pidN+he.tidN+he.idN : he.pidN+he.tidN+he.idN],
-			hasName: he.flags&hasName != 0, hasCat: he.flags&hasCat != 0, hasID: he.flags&hasID != 0,
-			isProfile: he.flags&isProfile != 0, isWeb: he.flags&isWeb != 0,
+	applied, interned := 0, int32(0)
+	var last *segEvent
+	for finished := false; !finished; {
+		select {
+		case <-g.more:
+		case <-g.done:
+			finished = true
 		}
-		if he.flags&catFirst != 0 && e.hasCat {
-			e.cat = intern(he.cat)
-		}
-		if e.hasName {
-			e.name = intern(he.name)
-		}
-		if e.hasCat && he.flags&catFirst == 0 {
-			e.cat = intern(he.cat)
-		}
-		idx := r.nEvents
-		r.nEvents++
-		r.itemPath, r.item = path, idx
-		r.badTimes += int(he.badTimes)
-		if err := r.apply(&e, data[he.start:he.start+int64(he.n)], he.start, idx, path); err != nil {
-			return true, false, err
-		}
-		// Applying reads the args of some events again: their pages go
-		// back as they are passed.
-		if r.drop != nil && he.start-dropped >= releaseEvery {
-			r.drop(dropped, he.start)
-			dropped = he.start
-		}
-	}
-	if r.drop != nil {
-		r.drop(dropped, g.end)
-	}
-	g.free()
-	r.pos = int(g.end - r.base)
-	r.released = g.end // the worker gave its pages back as it went
-	return true, g.closes, nil
-}
-
-// free lets go of what the segment parsed.
-func (g *segment) free() { g.q, g.events, g.ids = nil, nil, nil }
-
-// allEvents iterates over the segment's events in order.
-func (g *segment) allEvents() func(yield func(int, *segEvent) bool) {
-	return func(yield func(int, *segEvent) bool) {
-		i := 0
-		for _, b := range g.events {
-			for k := range b {
-				if !yield(i, &b[k]) {
-					return
-				}
-				i++
+		g.mu.Lock()
+		pub := g.pub
+		g.mu.Unlock()
+		for ; applied < pub.n; applied++ {
+			he := &pub.events[applied/segBlock][applied%segBlock]
+			// The strings the worker met first in this event, in order.
+			for ; interned < he.strEnd; interned++ {
+				remap = append(remap, r.b.Intern(pub.strs[interned]))
+			}
+			ids := pub.ids[he.ids/idBlock][he.ids%idBlock:]
+			e := ev{
+				ph: he.ph, ts: he.ts, dur: he.dur, traceID: he.traceID,
+				args0: int(he.args0), args1: int(he.args1),
+				name: remap[he.name], cat: remap[he.cat],
+				pid:     ids[:he.pidN:he.pidN],
+				tid:     ids[he.pidN : he.pidN+he.tidN : he.pidN+he.tidN],
+				id:      ids[he.pidN+he.tidN : he.pidN+he.tidN+he.idN : he.pidN+he.tidN+he.idN],
+				hasName: he.flags&hasName != 0, hasCat: he.flags&hasCat != 0, hasID: he.flags&hasID != 0,
+				isProfile: he.flags&isProfile != 0, isWeb: he.flags&isWeb != 0,
+			}
+			idx := r.nEvents
+			r.nEvents++
+			r.itemPath, r.item = path, idx
+			r.badTimes += int(he.badTimes)
+			if err := r.apply(&e, data[he.start:he.start+int64(he.n)], he.start, idx, path); err != nil {
+				return segNone, err
+			}
+			last = he
+			// Applying reads the args of some events again: their pages
+			// go back as they are passed.
+			if r.drop != nil && he.start-dropped >= releaseEvery {
+				r.drop(dropped, he.start)
+				dropped = he.start
 			}
 		}
 	}
+	if g.fault != nil {
+		return segNone, g.fault
+	}
+	if applied == 0 {
+		return segNone, nil // read the segment in order
+	}
+	splitTaken.Add(1)
+	end, next := g.end, segAtElement
+	switch {
+	case !g.ok:
+		end, next = last.start+int64(last.n), segAfter
+	case g.closes:
+		next = segClosed
+	}
+	if r.drop != nil {
+		r.drop(dropped, end)
+	}
+	r.pos = int(end - r.base)
+	r.released = end // the worker gave its pages back as it went
+	return next, nil
+}
+
+// free stops the worker on the segment, waits for it and lets go of what
+// it parsed.
+func (g *segment) free() {
+	g.stop.Store(true)
+	<-g.done
+	g.q, g.pub = nil, published{}
 }
 
 // stopSplit tells the worker that no segment is wanted any more and waits
