@@ -99,9 +99,21 @@ func TestSplitEventsSameResult(t *testing.T) {
 		return append(append(append([]byte{}, base[:i]...), new...), base[i+len(old):]...)
 	}
 	end := bytes.LastIndexByte(base, ']')
+	// The last chunk made a profile of its own, with names never met
+	// before: its pid, id and nodes' strings are interned in the order of
+	// an in-order read.
+	lastChunk := func() []byte {
+		i := bytes.LastIndex(base, []byte(`"cpuProfile":{"nodes":[`))
+		lo, hi := bytes.LastIndexByte(base[:i], '\n')+1, i+bytes.IndexByte(base[i:], '\n')
+		line := bytes.ReplaceAll(base[lo:hi], []byte(`"functionName":"`), []byte(`"functionName":"late_`))
+		line = bytes.Replace(line, []byte(`"id":"0x1","name"`), []byte(`"id":"0x77","name"`), 1)
+		line = bytes.Replace(line, []byte(`"pid":4242`), []byte(`"pid":4343`), 1)
+		return append(append(append([]byte{}, base[:lo]...), line...), base[hi:]...)
+	}
 	docs = append(docs,
 		doc{name: "generated", data: base, whole: true},
 		doc{name: "generated, args kept", data: base, opts: Options{KeepArgs: true}, whole: true},
+		doc{name: "a late chunk of its own", data: lastChunk(), whole: true},
 		doc{name: "bad event late", data: late(`"ph":"X"`, `"ph":X`)},
 		doc{name: "bad time late", data: late(`"ts":`, `"ts":1e999,"x":`)},
 		doc{name: "duplicate name late", data: late(`"name":"`, `"name":"a","name":"`)},
