@@ -7,7 +7,7 @@ import (
 
 func BenchmarkDbgParse(b *testing.B) {
 	data, _ := os.ReadFile(os.Getenv("DBG_FILE"))
-	splitEventsBytes = 1 << 62
+	splitEventsBytes = 8 << 20
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		if _, err := ParseBytes(data, Options{}); err != nil {

@@ -101,6 +101,11 @@ func (a *Assembler) AddLines(lines, cols []int32, n int) {
 		p.lines = make([]int32, len(p.samples)-n)
 		p.cols = make([]int32, len(p.samples)-n)
 	}
+	if len(lines) >= n && len(cols) >= n { // as Chrome writes them: copied whole
+		p.lines = append(p.lines, lines[:n]...)
+		p.cols = append(p.cols, cols[:n]...)
+		return
+	}
 	for i := range n {
 		var l, c int32
 		if i < len(lines) {

@@ -309,6 +309,8 @@ func (p *parser) appendThread(th profile.Thread) error {
 	if withLines && s.Line == nil {
 		s.Line = make([]int32, sampleBase, sampleBase+ns)
 		s.Column = make([]int32, sampleBase, sampleBase+ns)
+	} else if withLines {
+		s.Line, s.Column = jsonscan.Grow(s.Line, ns), jsonscan.Grow(s.Column, ns)
 	}
 	var dropped, backwards, unknown int64
 	for i := range ns {
