@@ -18,7 +18,9 @@ func benchTrace(b *testing.B, data []byte) {
 		{"stream", func(data []byte) (*profile.Profile, error) {
 			return chrometrace.Parse(bytes.NewReader(data), chrometrace.Options{})
 		}},
-		{"whole", func(data []byte) (*profile.Profile, error) { return chrometrace.ParseBytes(data, chrometrace.Options{}) }},
+		{"whole", func(data []byte) (*profile.Profile, error) {
+			return chrometrace.ParseBytes(data, chrometrace.Options{})
+		}},
 	} {
 		b.Run(r.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
