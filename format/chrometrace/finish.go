@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -53,6 +54,14 @@ func (r *reader) finish() (*profile.Profile, error) {
 	// 2. Choose (source Internal, then Inspector, else the first) and append.
 	threadOfKey := map[threadKey]profile.ThreadID{}
 	notChosen, empty := 0, 0
+	type choice struct {
+		g      *group
+		tid    profile.StringID
+		chosen *profState
+	}
+	var choices []choice
+	var samples int
+	lines := false
 	for _, g := range groups {
 		for _, tid := range g.threads {
 			cands := g.cands[tid]
@@ -67,35 +76,51 @@ func (r *reader) finish() (*profile.Profile, error) {
 				}
 			}
 			notChosen += len(cands) - 1
-			if n, _, _ := chosen.asm.Counts(); n == 0 {
+			n, ns, _ := chosen.asm.Counts()
+			if n == 0 {
 				empty++
 				continue
 			}
-			key := threadKey{g.pid, tid}
-			th := profile.Thread{PID: r.numericID(g.pid), TID: r.numericID(tid), ProfileID: idString(b.P.Strings[chosen.key.id]),
-				ProcessName: r.procName[g.pid], URL: r.procURL[g.pid]}
-			if t, ok := r.threadOf[key]; ok && r.threads[t].hasName {
-				th.Name = r.threads[t].name
-			}
-			if chosen.broken {
-				lost := chosen.asm.Truncate()
-				prof.Diagnostics.Add("samples-without-delta", int64(lost), "%d samples had no time delta and were dropped", lost)
-			}
-			chosen.asm.SetStart(chosen.start)
-			chosen.asm.SetEnd(chosen.end)
-			if end, ok := chosen.realEnd(); ok && end != chosen.end && chosen.end != 0 {
-				// DevTools' end is the first chunk's: keep it for the
-				// analyses that reproduce DevTools, and give the real end.
-				chosen.asm.SetEnd(end)
-				th.DevToolsEnd = profile.TimeFromMicros(chosen.end)
-			}
-			prefix := fmt.Sprintf("profile %s of pid %s: ", th.ProfileID, b.P.Strings[g.pid])
-			if err := chosen.asm.Append(th, prefix); err != nil {
-				return nil, chosen.locate(err, prefix)
-			}
-			chosen.asm = nil // its raw tables are no longer needed
-			threadOfKey[key] = profile.ThreadID(len(prof.Threads) - 1)
+			samples += ns
+			lines = lines || chosen.asm.HasLines()
+			choices = append(choices, choice{g, tid, chosen})
 		}
+	}
+	// The profile's sample columns sized for every thread at once: grown
+	// thread by thread, each would copy all the threads before it.
+	if len(choices) > 1 {
+		ps := &prof.Samples
+		ps.Node, ps.Time = jsonscan.Grow(ps.Node, samples), jsonscan.Grow(ps.Time, samples)
+		if lines {
+			ps.Line, ps.Column = jsonscan.Grow(ps.Line, samples), jsonscan.Grow(ps.Column, samples)
+		}
+	}
+	for _, c := range choices {
+		g, tid, chosen := c.g, c.tid, c.chosen
+		key := threadKey{g.pid, tid}
+		th := profile.Thread{PID: r.numericID(g.pid), TID: r.numericID(tid), ProfileID: idString(b.P.Strings[chosen.key.id]),
+			ProcessName: r.procName[g.pid], URL: r.procURL[g.pid]}
+		if t, ok := r.threadOf[key]; ok && r.threads[t].hasName {
+			th.Name = r.threads[t].name
+		}
+		if chosen.broken {
+			lost := chosen.asm.Truncate()
+			prof.Diagnostics.Add("samples-without-delta", int64(lost), "%d samples had no time delta and were dropped", lost)
+		}
+		chosen.asm.SetStart(chosen.start)
+		chosen.asm.SetEnd(chosen.end)
+		if end, ok := chosen.realEnd(); ok && end != chosen.end && chosen.end != 0 {
+			// DevTools' end is the first chunk's: keep it for the
+			// analyses that reproduce DevTools, and give the real end.
+			chosen.asm.SetEnd(end)
+			th.DevToolsEnd = profile.TimeFromMicros(chosen.end)
+		}
+		prefix := fmt.Sprintf("profile %s of pid %s: ", th.ProfileID, b.P.Strings[g.pid])
+		if err := chosen.asm.Append(th, prefix); err != nil {
+			return nil, chosen.locate(err, prefix)
+		}
+		chosen.asm = nil // its raw tables are no longer needed
+		threadOfKey[key] = profile.ThreadID(len(prof.Threads) - 1)
 	}
 	// 2b. The Trace Event Format's own samples, on threads without a profile.
 	if err := r.appendTopSamples(threadOfKey); err != nil {

@@ -167,3 +167,6 @@ func (a *Assembler) Truncate() int {
 	}
 	return dropped
 }
+
+// HasLines reports whether the profile has per-sample lines and columns.
+func (a *Assembler) HasLines() bool { return a.p.lines != nil }
