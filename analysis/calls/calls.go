@@ -30,7 +30,7 @@ type Visitor interface {
 // Walk runs DevTools' forEachFrame over the timeline and reports each call to
 // v. The *Call passed to v is only valid during the callback.
 func (tl *Timeline) Walk(v Visitor) {
-	n := len(tl.Samples)
+	n := tl.Len()
 	if n == 0 {
 		return
 	}
@@ -63,7 +63,9 @@ func (tl *Timeline) Walk(v Visitor) {
 	prev := int32(0) // the root
 	gcParent := int32(-1)
 	node := int32(-1)
-	for i, id := range tl.Samples {
+	samples := tl.Cursor(0)
+	for i := range n {
+		id := samples.At(i)
 		if id == prev {
 			continue
 		}

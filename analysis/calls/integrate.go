@@ -141,7 +141,7 @@ func micros(t profile.Time) float64 {
 func (it *integrator) gcParent(i int32) int32 {
 	tl := it.tl
 	for k := i - 1; k >= 0; k-- {
-		if x := tl.Samples[k]; !tl.sameID(x, tl.GC) {
+		if x := tl.Sample(int(k)); !tl.sameID(x, tl.GC) {
 			return x
 		}
 	}
@@ -236,9 +236,9 @@ func (m *merger) next() {
 
 // walk is buildProfileCalls: the merged walk with a stack of open events.
 func (it *integrator) walk() {
-	it.calls = make([]tcall, 0, len(it.tl.Samples)/4+16)
+	it.calls = make([]tcall, 0, it.tl.Len()/4+16)
 	var parents []int32 // open trace events
-	for m := it.newMerger(len(it.tl.Samples), true); m.ok; {
+	for m := it.newMerger(it.tl.Len(), true); m.ok; {
 		e := m.cur
 		if e.ev >= 0 && it.events[e.ev].Phase == 'I' && it.events[e.ev].SampleTraceID == 0 {
 			m.next()
@@ -351,7 +351,7 @@ func (it *integrator) stackOf(x, gc int32) []frameRef {
 // for a GC sample the previous sample's stack with the GC frame on top.
 func (it *integrator) sampleStack(i int32) []frameRef {
 	tl := it.tl
-	x := tl.Samples[i]
+	x := tl.Sample(int(i))
 	if tl.sameID(x, tl.GC) {
 		gp := it.gcParent(i)
 		if gp < 0 {

@@ -12,7 +12,9 @@ package calls
 
 import (
 	"fmt"
+	"iter"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/jsprof/jsprof/profile"
@@ -42,22 +44,27 @@ type Timeline struct {
 	// children, or −1.
 	GC, Program, Idle int32
 
-	// Samples holds the expanded node of each sample after fixMissingSamples;
+	// raw holds the expanded node of each sample before fixMissingSamples
+	// (the profile's own array, read only, when the thread's nodes are
+	// the expanded ones), and fixes, ascending, the samples it repaired:
+	// each takes the node of the sample before it, which is never itself
+	// repaired. Sample, SamplesIn and Cursor give the samples as repaired:
+	// a copy of 35 M samples to change a few would cost 140 MB and, in
+	// page faults, a quarter of a second.
+	raw   []int32
+	fixes []int32
 	// Times the sample times (the profile's own array: read only), and End
 	// the end of the last sample (extrapolated by one average interval, as
 	// DevTools does; 0 without samples). TimeAt(i) is Times[i], or End for
 	// i = len(Times).
-	Samples []int32
-	Times   []profile.Time
-	End     profile.Time
+	Times []profile.Time
+	End   profile.Time
 	// msEnd is End as DevTools holds it (float64 ms); msAt gives the others.
 	// Calls carry DevTools' float rounding, which exceeds 1e-3 µs on
 	// epoch-µs clocks such as XS's.
 	msEnd float64
 	// Repaired counts samples changed by fixMissingSamples.
 	Repaired int
-	// shared tells that Samples is the profile's array (not to be written).
-	shared bool
 	// byNode maps each node of the thread (NodeID − Thread.Nodes.Start) to
 	// the expanded node DevTools maps its id to.
 	byNode []int32
@@ -78,13 +85,12 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 	n := len(ss.Node)
 	if th.Shape == profile.ShapeTree && th.Nodes.Start == 0 {
 		// Expanded nodes are the thread's own (buildTree): the samples are
-		// the profile's, read in place until fixMissingSamples changes one.
-		tl.Samples = unsafe.Slice((*int32)(unsafe.SliceData(ss.Node)), n)
-		tl.shared = true
+		// the profile's, read in place.
+		tl.raw = unsafe.Slice((*int32)(unsafe.SliceData(ss.Node)), n)
 	} else {
-		tl.Samples = make([]int32, n)
+		tl.raw = make([]int32, n)
 		for i, nd := range ss.Node {
-			tl.Samples[i] = byNode[nd-profile.NodeID(th.Nodes.Start)]
+			tl.raw[i] = byNode[nd-profile.NodeID(th.Nodes.Start)]
 		}
 	}
 	// Not copied: 35 M samples are 280 MB of times.
@@ -268,37 +274,71 @@ func (tl *Timeline) bottom(x int32) int32 {
 	return x
 }
 
-// cloneInSteps is slices.Clone in steps of 1 MB: a single copy of a large
-// array cannot be preempted, and holds up the garbage collector while the
-// copy's pages are faulted in (the 246 MB recording's 110 MB of nodes).
-func cloneInSteps(s []int32) []int32 {
-	const step = 1 << 18
-	c := make([]int32, len(s))
-	for i := 0; i < len(s); i += step {
-		copy(c[i:], s[i:min(i+step, len(s))])
-	}
-	return c
-}
-
-// fixMissingSamples replaces a single (program) sample between two samples
-// with the same bottom frame by the previous sample, as DevTools does.
+// fixMissingSamples finds the single (program) samples between two samples
+// with the same bottom frame, which DevTools replaces by the sample before
+// (tl.fixes). The samples it compares are the original ones: a repaired
+// sample is never next to another.
 func (tl *Timeline) fixMissingSamples() {
-	s := tl.Samples
+	s := tl.raw
 	if tl.Program < 0 || len(s) < 3 {
 		return
 	}
 	system := func(x int32) bool { return x == tl.Program || x == tl.GC || x == tl.Idle }
-	prev, cur := s[0], s[1]
 	for i := 1; i < len(s)-1; i++ {
-		next := s[i+1]
-		if cur == tl.Program && !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
-			if tl.shared { // copy on the first write
-				tl.Samples, tl.shared = cloneInSteps(s), false
-				s = tl.Samples
-			}
-			s[i] = prev
-			tl.Repaired++
+		if s[i] != tl.Program {
+			continue
 		}
-		prev, cur = cur, next
+		if prev, next := s[i-1], s[i+1]; !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
+			tl.fixes = append(tl.fixes, int32(i))
+		}
+	}
+	tl.Repaired = len(tl.fixes)
+}
+
+// Len returns the number of samples.
+func (tl *Timeline) Len() int { return len(tl.raw) }
+
+// Sample returns sample i's expanded node, as repaired.
+func (tl *Timeline) Sample(i int) int32 {
+	if _, fixed := slices.BinarySearch(tl.fixes, int32(i)); fixed {
+		return tl.raw[i-1]
+	}
+	return tl.raw[i]
+}
+
+// SampleCursor reads samples in increasing order, as repaired, without a
+// search for each: a pass over millions of samples pays one comparison.
+type SampleCursor struct {
+	raw   []int32
+	fixes []int32 // those at or after the cursor
+}
+
+// Cursor returns a cursor for passes over samples from lo on.
+func (tl *Timeline) Cursor(lo int) SampleCursor {
+	k, _ := slices.BinarySearch(tl.fixes, int32(lo))
+	return SampleCursor{raw: tl.raw, fixes: tl.fixes[k:]}
+}
+
+// At returns sample i's expanded node, as repaired; i must not be below the
+// cursor's start nor below an i given before.
+func (c *SampleCursor) At(i int) int32 {
+	for len(c.fixes) > 0 && int(c.fixes[0]) < i {
+		c.fixes = c.fixes[1:]
+	}
+	if len(c.fixes) > 0 && int(c.fixes[0]) == i {
+		return c.raw[i-1]
+	}
+	return c.raw[i]
+}
+
+// SamplesIn iterates over samples [lo, hi), as repaired.
+func (tl *Timeline) SamplesIn(lo, hi int) iter.Seq2[int, int32] {
+	return func(yield func(int, int32) bool) {
+		c := tl.Cursor(lo)
+		for i := lo; i < hi; i++ {
+			if !yield(i, c.At(i)) {
+				return
+			}
+		}
 	}
 }

@@ -51,7 +51,7 @@ const maxSampleTreeTime = 1 << 50
 // the sums to equal the walk's.
 func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	p, thr := tl.Profile, &tl.Profile.Threads[tl.Thread]
-	n := len(tl.Samples)
+	n := tl.Len()
 	nn := len(tl.Node)
 	if thr.Shape != profile.ShapeTree || nn != thr.Nodes.Len() || n == 0 {
 		return nil
@@ -246,12 +246,12 @@ func stateAt(tl *calls.Timeline, i int) (prev, gcParent int32) {
 	if i == 0 {
 		return 0, -1
 	}
-	prev, gcParent = tl.Samples[i-1], -1
+	prev, gcParent = tl.Sample(i-1), -1
 	if gc := tl.GC; gc >= 0 && prev == gc {
 		gcParent = 0
 		for j := i - 2; j >= 0; j-- {
-			if tl.Samples[j] != gc {
-				gcParent = tl.Samples[j]
+			if x := tl.Sample(j); x != gc {
+				gcParent = x
 				break
 			}
 		}
@@ -262,8 +262,9 @@ func stateAt(tl *calls.Timeline, i int) (prev, gcParent int32) {
 // scanSamples passes over samples [lo, hi) from the walk's state prev,
 // gcParent (see stateAt).
 func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, hi int, prev, gcParent int32) *sampleSums {
-	n, nn := len(tl.Samples), len(tl.Node)
+	n, nn := tl.Len(), len(tl.Node)
 	times := tl.Times
+	samples := tl.Cursor(lo)
 	self := make([]profile.Time, nn)
 	first := make([]int32, nn)
 	for i := range first {
@@ -274,7 +275,7 @@ func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, 
 	gc := tl.GC
 	par, depth := tl.Parent, tl.Depth
 	for i := lo; i < hi; i++ {
-		x := tl.Samples[i]
+		x := samples.At(i)
 		t0 := times[i]
 		t1 := end
 		if i+1 < n {
@@ -393,7 +394,7 @@ func (t *Tree) sampleIntervals(tl *calls.Timeline, from, to profile.Time, yield 
 		return true
 	}
 	prev, gcParent := int32(0), int32(-1)
-	for i, x := range tl.Samples {
+	for i, x := range tl.SamplesIn(0, tl.Len()) {
 		var node int32
 		if x == gc && gc >= 0 {
 			if prev != gc {

@@ -66,7 +66,7 @@ func TestSamplesMatchWalk(t *testing.T) {
 	for _, in := range inputs {
 		for th := range in.p.Threads {
 			tl, err := calls.NewTimeline(in.p, profile.ThreadID(th))
-			if err != nil || len(tl.Samples) == 0 {
+			if err != nil || tl.Len() == 0 {
 				continue
 			}
 			threads++
@@ -125,17 +125,17 @@ func span3(tl *calls.Timeline) profile.Time { return (tl.End - tl.Times[0]) / 3 
 // last, the middle, and after the first GC sample, after the second of two
 // GC samples in a row, and after the first sample following a GC run.
 func splitPoints(tl *calls.Timeline) []int {
-	n := len(tl.Samples)
+	n := tl.Len()
 	pts := []int{1, n / 2, n - 1}
 	gc := tl.GC
 	var afterGC, inRun, afterRun bool
 	for i := 1; i < n && gc >= 0; i++ {
 		switch {
-		case tl.Samples[i-1] == gc && !afterGC:
+		case tl.Sample(i-1) == gc && !afterGC:
 			pts, afterGC = append(pts, i), true
-		case i >= 2 && tl.Samples[i-1] == gc && tl.Samples[i-2] == gc && !inRun:
+		case i >= 2 && tl.Sample(i-1) == gc && tl.Sample(i-2) == gc && !inRun:
 			pts, inRun = append(pts, i), true
-		case i >= 2 && tl.Samples[i-1] != gc && tl.Samples[i-2] == gc && !afterRun:
+		case i >= 2 && tl.Sample(i-1) != gc && tl.Sample(i-2) == gc && !afterRun:
 			pts, afterRun = append(pts, i), true
 		}
 	}

@@ -158,19 +158,22 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 			for x, nd := range tl.Node {
 				cats[x], subs[x] = Frame(p, p.NodeFrame(nd))
 			}
-			out, outSub := p.Samples.Category[base:base+len(tl.Samples)], p.Samples.Subcategory[base:base+len(tl.Samples)]
+			n := tl.Len()
+			out, outSub := p.Samples.Category[base:base+n], p.Samples.Subcategory[base:base+n]
 			fill := func(lo, hi int) {
-				for i, x := range tl.Samples[lo:hi] {
-					out[lo+i], outSub[lo+i] = cats[x], subs[x]
+				samples := tl.Cursor(lo)
+				for i := lo; i < hi; i++ {
+					x := samples.At(i)
+					out[i], outSub[i] = cats[x], subs[x]
 				}
 			}
-			if n := len(tl.Samples); n >= splitSamples {
+			if n >= splitSamples {
 				var wg sync.WaitGroup
 				wg.Go(func() { fill(n/2, n) })
 				fill(0, n/2)
 				wg.Wait()
 			} else {
-				fill(0, len(tl.Samples))
+				fill(0, n)
 			}
 			continue
 		}
@@ -186,7 +189,7 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 			known bool
 		}
 		nodes := make([]nodeCat, len(tl.Node))
-		for i, x := range tl.Samples {
+		for i, x := range tl.SamplesIn(0, tl.Len()) {
 			open := sweep.At(tl.Times[i])
 			var c profile.CategoryID
 			var sub uint8
@@ -210,7 +213,7 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 // it: each sample lasts until the next (the last one, one average interval,
 // as DevTools extrapolates it). Assign must have run.
 func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
-	n := len(tl.Samples)
+	n := tl.Len()
 	if n == 0 {
 		return make([]profile.Time, len(p.Categories))
 	}
@@ -221,7 +224,7 @@ func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
 func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []profile.Time {
 	out := make([]profile.Time, len(p.Categories))
 	base := int(p.Threads[tl.Thread].Samples.Start)
-	for i := range tl.Samples {
+	for i := range tl.Len() {
 		c := p.Samples.Category[base+i]
 		if d := min(tl.TimeAt(i+1), to) - max(tl.Times[i], from); int(c) < len(out) && d > 0 {
 			out[c] += d

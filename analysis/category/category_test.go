@@ -137,12 +137,12 @@ func TestAssignWithoutEvents(t *testing.T) {
 		tls := assign(t, p)
 		restore()
 		tl := tls[0]
-		if len(p.Events) != 0 || len(tl.Samples) < 100 {
-			t.Fatalf("want a .cpuprofile's thread: %d events, %d samples", len(p.Events), len(tl.Samples))
+		if len(p.Events) != 0 || tl.Len() < 100 {
+			t.Fatalf("want a .cpuprofile's thread: %d events, %d samples", len(p.Events), tl.Len())
 		}
 		base := int(p.Threads[tl.Thread].Samples.Start)
 		kinds := map[profile.CategoryID]bool{}
-		for i, x := range tl.Samples {
+		for i, x := range tl.SamplesIn(0, tl.Len()) {
 			c, sub := category.Frame(p, p.NodeFrame(tl.Node[x]))
 			if p.Samples.Category[base+i] != c || p.Samples.Subcategory[base+i] != sub {
 				t.Fatalf("split from %d: sample %d: category %d/%d, its frame's %d/%d", split, i,

@@ -325,11 +325,11 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 	if err != nil {
 		t.Fatalf("NewTimeline: %v", err)
 	}
-	n := len(tl.Samples)
+	n := tl.Len()
 	if n != len(ss.Node) || len(tl.Times) != n {
 		t.Fatalf("timeline: %d samples and %d times for %d samples", n, len(tl.Times), len(ss.Node))
 	}
-	for i, x := range tl.Samples {
+	for i, x := range tl.SamplesIn(0, tl.Len()) {
 		if x < 0 || int(x) >= len(tl.Node) {
 			t.Fatalf("timeline sample %d: expanded node %d outside [0,%d)", i, x, len(tl.Node))
 		}

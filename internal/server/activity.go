@@ -36,7 +36,7 @@ func buildActivity(ctx context.Context, th *session.Thread) (*activityIndex, err
 		return nil, err
 	}
 	base := int(th.Info().Samples.Start)
-	n := len(tl.Samples)
+	n := tl.Len()
 	return &activityIndex{tl: tl, cats: s.Profile.Samples.Category[base : base+n], from: from, to: to, ncats: len(s.Profile.Categories)}, nil
 }
 
@@ -55,9 +55,10 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 	}
 	px := float64(to-from) / float64(width)
 	ts := ax.tl.Times
-	n := len(ax.tl.Samples)
+	n := ax.tl.Len()
 	lo, hi := max(from, ax.from), min(to, ax.to)
 	i := sort.Search(n, func(k int) bool { return ax.tl.TimeAt(k+1) > lo })
+	samples := ax.tl.Cursor(i)
 	for ; i < n && ts[i] < hi; i++ {
 		s, e := max(ts[i], lo), min(ax.tl.TimeAt(i+1), hi)
 		if e <= s {
@@ -76,7 +77,7 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 			times[c][x] += r - l
 			if r-l > best[x] && c != int(profile.CatIdle) {
 				best[x] = r - l
-				out.Stack[x] = ax.tl.Samples[i]
+				out.Stack[x] = samples.At(i)
 			}
 		}
 	}

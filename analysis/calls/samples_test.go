@@ -1,0 +1,87 @@
+package calls
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/format"
+	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// repairedCopy is fixMissingSamples as DevTools writes it: over a copy of
+// the samples, each (program) sample between two samples of the same bottom
+// frame replaced in place by the sample before it.
+func repairedCopy(tl *Timeline) []int32 {
+	s := append([]int32(nil), tl.raw...)
+	if tl.Program < 0 || len(s) < 3 {
+		return s
+	}
+	system := func(x int32) bool { return x == tl.Program || x == tl.GC || x == tl.Idle }
+	prev, cur := s[0], s[1]
+	for i := 1; i < len(s)-1; i++ {
+		next := s[i+1]
+		if cur == tl.Program && !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
+			s[i] = prev
+		}
+		prev, cur = cur, next
+	}
+	return s
+}
+
+// TestRepairedSamples checks that the repaired samples read through Sample,
+// SamplesIn and cursors (from several starts, reading a sample twice) are
+// DevTools' repaired copy, on every thread of testdata's and the corpus's
+// .cpuprofiles that has a repair.
+func TestRepairedSamples(t *testing.T) {
+	root := proftest.RepoRoot()
+	var paths []string
+	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "..", "shared", "corpus")} {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.Contains(filepath.Base(p), ".cpuprofile") {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	repaired := 0
+	for _, path := range paths {
+		p, err := format.ReadFile(path, nil, format.Options{})
+		if err != nil {
+			continue
+		}
+		for th := range p.Threads {
+			tl, err := NewTimeline(p, profile.ThreadID(th))
+			if err != nil || tl.Repaired == 0 {
+				continue
+			}
+			repaired++
+			want := repairedCopy(tl)
+			n := tl.Len()
+			for i := range n {
+				if got := tl.Sample(i); got != want[i] {
+					t.Fatalf("%s thread %d: Sample(%d) = %d, want %d", path, th, i, got, want[i])
+				}
+			}
+			for i, x := range tl.SamplesIn(0, n) {
+				if x != want[i] {
+					t.Fatalf("%s thread %d: SamplesIn: sample %d = %d, want %d", path, th, i, x, want[i])
+				}
+			}
+			for _, lo := range []int{0, int(tl.fixes[0]), int(tl.fixes[0]) + 1, n / 2, n - 1} {
+				c := tl.Cursor(lo)
+				for i := lo; i < n; i++ {
+					if a, b := c.At(i), c.At(i); a != want[i] || b != want[i] {
+						t.Fatalf("%s thread %d: cursor from %d: sample %d = %d then %d, want %d", path, th, lo, i, a, b, want[i])
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d .cpuprofiles, %d threads with repairs", len(paths), repaired)
+	if repaired == 0 {
+		t.Fatal("no thread with a repair: the test checks nothing")
+	}
+}
