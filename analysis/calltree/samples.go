@@ -259,6 +259,9 @@ func stateAt(tl *calls.Timeline, i int) (prev, gcParent int32) {
 	return prev, gcParent
 }
 
+// lcaBits sizes scanSamples' cache of common ancestors (12 bytes an entry).
+const lcaBits = 12
+
 // scanSamples passes over samples [lo, hi) from the walk's state prev,
 // gcParent (see stateAt).
 func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, hi int, prev, gcParent int32) *sampleSums {
@@ -274,6 +277,17 @@ func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, 
 	var gcs map[int32]*gcAt // by the node the GC samples are stacked on
 	gc := tl.GC
 	par, depth := tl.Parent, tl.Depth
+	// The cache pays where samples far outnumber nodes (a long recording):
+	// few pairs of stacks, each met again and again. Otherwise it has one
+	// entry, never hit.
+	lcas := make([]struct{ a, x, l int32 }, 1)
+	lcaMask := uint32(0)
+	if hi-lo >= 8*nn {
+		lcas, lcaMask = make([]struct{ a, x, l int32 }, 1<<lcaBits), 1<<lcaBits-1
+	}
+	for i := range lcas {
+		lcas[i].a = -1
+	}
 	for i := lo; i < hi; i++ {
 		x := samples.At(i)
 		t0 := times[i]
@@ -310,15 +324,25 @@ func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, 
 		}
 		if x != a {
 			inc[x]++
-			b := x
-			for depth[a] > depth[b] {
-				a = par[a]
-			}
-			for depth[b] > depth[a] {
-				b = par[b]
-			}
-			for a != b {
-				a, b = par[a], par[b]
+			// The deepest node the two stacks share: the same pairs of
+			// stacks follow each other again and again, and on deep
+			// stacks the walk to it is the pass's main cost.
+			c := &lcas[(uint32(a)*0x9e3779b1^uint32(x))>>(32-lcaBits)&lcaMask]
+			if c.a == a && c.x == x {
+				a = c.l
+			} else {
+				c.a, c.x = a, x
+				b := x
+				for depth[a] > depth[b] {
+					a = par[a]
+				}
+				for depth[b] > depth[a] {
+					b = par[b]
+				}
+				for a != b {
+					a, b = par[a], par[b]
+				}
+				c.l = a
 			}
 			inc[a]--
 		}
