@@ -147,7 +147,8 @@ type Samples struct {
 	Column []int32
 	// Category and Subcategory are each sample's category (an index into
 	// Profile.Categories and its Subcategories), or nil until an analysis
-	// assigns them (analysis/category).
+	// assigns them (analysis/category). They are filled for the threads
+	// with trace events only; category.ForSamples gives any thread's.
 	Category    []CategoryID
 	Subcategory []uint8
 }

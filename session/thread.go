@@ -482,10 +482,11 @@ func (r *treeResult) categorise(s *Session) {
 }
 
 // Categories fills the session profile's per-sample categories
-// (Profile.Samples.Category and Subcategory) for every thread, once, and
-// returns an error if a thread's timeline cannot be built. Read those
-// columns only after Categories has returned. A cancelled call is not
-// remembered: the next one computes them.
+// (Profile.Samples.Category and Subcategory) for the threads with trace
+// events, once, and returns an error if a thread's timeline cannot be
+// built. Read a thread's categories (category.ForSamples) only after
+// Categories has returned. A cancelled call is not remembered: the next
+// one computes them.
 func (s *Session) Categories(ctx context.Context) error {
 	_, err := s.cats.get(ctx, func() (struct{}, error) {
 		tls := make([]*calls.Timeline, len(s.threads))

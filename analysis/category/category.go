@@ -134,15 +134,17 @@ func jsSource(p *profile.Profile) bool {
 	return p.Format != "pprof" && p.Format != "folded"
 }
 
-// splitSamples is the number of samples of a thread without events from
-// which Assign fills their categories over two halves at once (a variable
-// for tests).
-var splitSamples = 1 << 20
-
 // Assign fills p.Samples.Category and .Subcategory for every sample of
-// every thread, from tl's repaired samples (DevTools' fixMissingSamples),
-// one timeline per thread in order.
+// every thread with trace events, from tl's repaired samples (DevTools'
+// fixMissingSamples), one timeline per thread in order. A thread without
+// events needs no column: a sample's category is its node's (see
+// ForSamples), and a long recording's column would be 2 bytes a sample
+// (55 MB for 27 M samples). The columns are nil when no thread has events.
 func Assign(p *profile.Profile, tls []*calls.Timeline) {
+	p.Samples.Category, p.Samples.Subcategory = nil, nil
+	if !slices.ContainsFunc(tls, func(tl *calls.Timeline) bool { return p.Threads[tl.Thread].Events.Len() > 0 }) {
+		return
+	}
 	n := p.Samples.Len()
 	p.Samples.Category = make([]profile.CategoryID, n)
 	p.Samples.Subcategory = make([]uint8, n)
@@ -151,30 +153,6 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 		base := int(th.Samples.Start)
 		events := p.Events[th.Events.Start:th.Events.End]
 		if len(events) == 0 {
-			// Without events a sample's category is its node's: a table
-			// lookup per sample, over two halves at once for a long
-			// recording.
-			cats, subs := make([]profile.CategoryID, len(tl.Node)), make([]uint8, len(tl.Node))
-			for x, nd := range tl.Node {
-				cats[x], subs[x] = Frame(p, p.NodeFrame(nd))
-			}
-			n := tl.Len()
-			out, outSub := p.Samples.Category[base:base+n], p.Samples.Subcategory[base:base+n]
-			fill := func(lo, hi int) {
-				samples := tl.Cursor(lo)
-				for i := lo; i < hi; i++ {
-					x := samples.At(i)
-					out[i], outSub[i] = cats[x], subs[x]
-				}
-			}
-			if n >= splitSamples {
-				var wg sync.WaitGroup
-				wg.Go(func() { fill(n/2, n) })
-				fill(0, n/2)
-				wg.Wait()
-			} else {
-				fill(0, n)
-			}
 			continue
 		}
 		// The innermost enclosing event with a rule decides.
@@ -209,6 +187,27 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 	}
 }
 
+// splitSamples is the number of samples from which TimesIn sums over two
+// halves at once (a variable for tests).
+var splitSamples = 1 << 20
+
+// ForSamples returns the categories of tl's samples after Assign: per
+// sample (perNode false: index them by sample), or, for a thread without
+// events, per node of the timeline (perNode true: index them by
+// tl.Sample(i)).
+func ForSamples(p *profile.Profile, tl *calls.Timeline) (cats []profile.CategoryID, subs []uint8, perNode bool) {
+	th := &p.Threads[tl.Thread]
+	if th.Events.Len() > 0 && p.Samples.Category != nil {
+		base := int(th.Samples.Start)
+		return p.Samples.Category[base : base+tl.Len()], p.Samples.Subcategory[base : base+tl.Len()], false
+	}
+	cats, subs = make([]profile.CategoryID, len(tl.Node)), make([]uint8, len(tl.Node))
+	for x, nd := range tl.Node {
+		cats[x], subs[x] = Frame(p, p.NodeFrame(nd))
+	}
+	return cats, subs, true
+}
+
 // Times returns, for each category, the time the thread's samples spent in
 // it: each sample lasts until the next (the last one, one average interval,
 // as DevTools extrapolates it). Assign must have run.
@@ -222,13 +221,35 @@ func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
 
 // TimesIn is Times with every sample clipped to [from, to].
 func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []profile.Time {
-	out := make([]profile.Time, len(p.Categories))
-	base := int(p.Threads[tl.Thread].Samples.Start)
-	for i := range tl.Len() {
-		c := p.Samples.Category[base+i]
-		if d := min(tl.TimeAt(i+1), to) - max(tl.Times[i], from); int(c) < len(out) && d > 0 {
-			out[c] += d
+	cats, _, perNode := ForSamples(p, tl)
+	sum := func(lo, hi int) []profile.Time {
+		out := make([]profile.Time, len(p.Categories))
+		samples := tl.Cursor(lo)
+		for i := lo; i < hi; i++ {
+			var c profile.CategoryID
+			if perNode {
+				c = cats[samples.At(i)]
+			} else {
+				c = cats[i]
+			}
+			if d := min(tl.TimeAt(i+1), to) - max(tl.Times[i], from); int(c) < len(out) && d > 0 {
+				out[c] += d
+			}
 		}
+		return out
+	}
+	n := tl.Len()
+	if n < splitSamples {
+		return sum(0, n)
+	}
+	// A long recording: two halves at once.
+	var second []profile.Time
+	var wg sync.WaitGroup
+	wg.Go(func() { second = sum(n/2, n) })
+	out := sum(0, n/2)
+	wg.Wait()
+	for c, t := range second {
+		out[c] += t
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package category_test
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,33 +126,44 @@ func TestNonJSSources(t *testing.T) {
 	}
 }
 
-// Without events a sample's category is its frame's, whether the samples
-// are filled in one pass or in two halves at once.
+// Without events a sample's category is its frame's: Assign leaves the
+// columns out, ForSamples gives a table per node, and Times adds each
+// sample's time to its frame's category, in one pass or in two halves.
 func TestAssignWithoutEvents(t *testing.T) {
-	for _, split := range []int{1 << 62, 2} {
+	p, err := format.ReadFile(filepath.Join(proftest.RepoRoot(), "testdata", "node", "mix.cpuprofile"), nil, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tls := assign(t, p)
+	tl := tls[0]
+	if len(p.Events) != 0 || tl.Len() < 100 {
+		t.Fatalf("want a .cpuprofile's thread: %d events, %d samples", len(p.Events), tl.Len())
+	}
+	if p.Samples.Category != nil || p.Samples.Subcategory != nil {
+		t.Errorf("Assign filled %d categories for a profile without events", len(p.Samples.Category))
+	}
+	cats, subs, perNode := category.ForSamples(p, tl)
+	if !perNode || len(cats) != len(tl.Node) || len(subs) != len(tl.Node) {
+		t.Fatalf("ForSamples: %d categories, per node %v; want one per node (%d)", len(cats), perNode, len(tl.Node))
+	}
+	kinds := map[profile.CategoryID]bool{}
+	want := make([]profile.Time, len(p.Categories))
+	for i, x := range tl.SamplesIn(0, tl.Len()) {
+		c, sub := category.Frame(p, p.NodeFrame(tl.Node[x]))
+		if cats[x] != c || subs[x] != sub {
+			t.Fatalf("sample %d: category %d/%d, its frame's %d/%d", i, cats[x], subs[x], c, sub)
+		}
+		kinds[c] = true
+		want[c] += tl.TimeAt(i+1) - tl.Times[i]
+	}
+	if len(kinds) < 3 {
+		t.Errorf("only %d categories among the samples: the test would not tell them apart", len(kinds))
+	}
+	for _, split := range []int{1 << 62, 2} { // in one pass, and in two halves at once
 		restore := category.SetSplitSamples(split)
-		p, err := format.ReadFile(filepath.Join(proftest.RepoRoot(), "testdata", "node", "mix.cpuprofile"), nil, format.Options{})
-		if err != nil {
-			t.Fatal(err)
+		if got := category.Times(p, tl); !slices.Equal(got, want) {
+			t.Errorf("split from %d: Times = %v, want %v", split, got, want)
 		}
-		tls := assign(t, p)
 		restore()
-		tl := tls[0]
-		if len(p.Events) != 0 || tl.Len() < 100 {
-			t.Fatalf("want a .cpuprofile's thread: %d events, %d samples", len(p.Events), tl.Len())
-		}
-		base := int(p.Threads[tl.Thread].Samples.Start)
-		kinds := map[profile.CategoryID]bool{}
-		for i, x := range tl.SamplesIn(0, tl.Len()) {
-			c, sub := category.Frame(p, p.NodeFrame(tl.Node[x]))
-			if p.Samples.Category[base+i] != c || p.Samples.Subcategory[base+i] != sub {
-				t.Fatalf("split from %d: sample %d: category %d/%d, its frame's %d/%d", split, i,
-					p.Samples.Category[base+i], p.Samples.Subcategory[base+i], c, sub)
-			}
-			kinds[c] = true
-		}
-		if len(kinds) < 3 {
-			t.Errorf("only %d categories among the samples: the test would not tell them apart", len(kinds))
-		}
 	}
 }

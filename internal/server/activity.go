@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"github.com/jsprof/jsprof/analysis/category"
 	"sort"
 
 	"github.com/jsprof/jsprof/analysis/calls"
@@ -17,8 +18,9 @@ import (
 // give the frames.
 type activityIndex struct {
 	tl       *calls.Timeline
-	cats     []profile.CategoryID // per sample
-	from, to profile.Time         // the thread's window
+	cats     []profile.CategoryID // per sample, or per node when perNode
+	perNode  bool
+	from, to profile.Time // the thread's window
 	ncats    int
 }
 
@@ -35,9 +37,8 @@ func buildActivity(ctx context.Context, th *session.Thread) (*activityIndex, err
 	if err != nil {
 		return nil, err
 	}
-	base := int(th.Info().Samples.Start)
-	n := tl.Len()
-	return &activityIndex{tl: tl, cats: s.Profile.Samples.Category[base : base+n], from: from, to: to, ncats: len(s.Profile.Categories)}, nil
+	cats, _, perNode := category.ForSamples(s.Profile, tl)
+	return &activityIndex{tl: tl, cats: cats, perNode: perNode, from: from, to: to, ncats: len(s.Profile.Categories)}, nil
 }
 
 // bins returns the share of each category per pixel of [from, to) at width
@@ -65,7 +66,11 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 			continue
 		}
 		a, b := float64(s-from)/px, float64(e-from)/px
-		c := int(ax.cats[i])
+		node, k := samples.At(i), i
+		if ax.perNode {
+			k = int(node)
+		}
+		c := int(ax.cats[k])
 		if c >= ax.ncats {
 			continue
 		}
@@ -77,7 +82,7 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 			times[c][x] += r - l
 			if r-l > best[x] && c != int(profile.CatIdle) {
 				best[x] = r - l
-				out.Stack[x] = samples.At(i)
+				out.Stack[x] = node
 			}
 		}
 	}
