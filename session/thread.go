@@ -396,8 +396,10 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 		var frames []profile.FrameID
 		var path, tmp []int32
 		depth := make([]int32, len(tree.TopDown)) // nodes on the path, root excluded
+		frameOf := make([]profile.FrameID, len(tree.TopDown))
 		for n := 1; n < len(tree.TopDown); n++ {
 			depth[n] = depth[tree.TopDown[n].Parent] + 1 // parents come first
+			frameOf[n] = tree.Funcs[tree.TopDown[n].Func].Frame
 		}
 		cur := int32(-2) // the output node of st
 		flush := func() bool {
@@ -413,7 +415,7 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 			path, frames = path[:depth[max(x, 0)]], frames[:depth[max(x, 0)]]
 			for k := len(tmp) - 1; k >= 0; k-- {
 				path = append(path, tmp[k])
-				frames = append(frames, tree.Funcs[tree.TopDown[tmp[k]].Func].Frame)
+				frames = append(frames, frameOf[tmp[k]])
 			}
 			st.Frames = frames
 			st.Path = cur
