@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -138,5 +140,56 @@ func TestStacksMatchTrees(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStacksCache requires the stacks to be the same whether their frames
+// come from the cache of paths met, from the walk alone, or from both (a
+// cache that fills up part way), on testdata's profiles and a trace.
+func TestStacksCache(t *testing.T) {
+	defer func(n int) { stackCacheFrames = n }(stackCacheFrames)
+	ctx := context.Background()
+	type stack struct {
+		frames       string
+		time, weight profile.Time
+		cat          profile.CategoryID
+		sub          uint8
+		path         int32
+	}
+	collect := func(th *Thread, opts view.Options) []stack {
+		ts, err := th.Stacks(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []stack
+		for st := range ts.Stacks {
+			out = append(out, stack{fmt.Sprint(st.Frames), st.Time, st.Weight, st.Category, st.Subcategory, st.Path})
+		}
+		return out
+	}
+	files, _ := filepath.Glob(filepath.Join(proftest.RepoRoot(), "testdata", "node", "*.cpuprofile"))
+	files = append(files, filepath.Join(proftest.RepoRoot(), "format", "chrometrace", "testdata", "inputs", "web-array.json"))
+	checked := 0
+	for _, file := range files {
+		s, err := Load(ctx, file, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for _, th := range s.Threads() {
+			for _, opts := range []view.Options{{}, {View: view.JS}} {
+				stackCacheFrames = 0
+				want := collect(th, opts)
+				for _, n := range []int{8 << 20, 40} {
+					stackCacheFrames = n
+					if got := collect(th, opts); !slices.Equal(got, want) {
+						t.Errorf("%s thread %d:%d, cache of %d frames: the stacks differ from the walk's", file, th.Info().PID, th.Info().TID, n)
+					}
+				}
+				checked += len(want)
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Errorf("%d stacks checked: too few to tell", checked)
 	}
 }

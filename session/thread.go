@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -358,6 +359,10 @@ func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*treeRe
 	return &treeResult{tree: calltree.FromEntries(t.s.Profile, t.ID, es, from, to), from: from, to: to, fromEntries: true}, nil
 }
 
+// stackCacheFrames bounds the frames Stacks keeps per thread for the paths
+// it has met (4 bytes each: 32 MB).
+var stackCacheFrames = 8 << 20
+
 // Stacks returns the thread's time under opts as weighted stacks in time
 // order (profile.ThreadStacks), for writers: the intervals of the window
 // (or range) with the call path innermost in each, after the view and
@@ -402,9 +407,21 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 			frameOf[n] = tree.Funcs[tree.TopDown[n].Func].Frame
 		}
 		cur := int32(-2) // the output node of st
+		// The frames of the paths met, while they fit stackCacheFrames: a
+		// long recording meets the same few thousand paths millions of
+		// times, and popping and pushing to each one's common ancestor
+		// with the last was most of a writer's time (the 246 MB recording:
+		// 5.5 M stacks of a deep recursion).
+		known := map[int32][]profile.FrameID{}
+		cached := 0
 		flush := func() bool {
 			if cur == -2 || st.Weight == 0 {
 				return true
+			}
+			st.Path = cur
+			if fr, ok := known[cur]; ok {
+				st.Frames = fr
+				return yield(&st)
 			}
 			tmp = tmp[:0]
 			x := cur
@@ -418,7 +435,10 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 				frames = append(frames, frameOf[tmp[k]])
 			}
 			st.Frames = frames
-			st.Path = cur
+			if cached+len(frames) <= stackCacheFrames {
+				known[cur] = slices.Clip(slices.Clone(frames))
+				cached += len(frames) + 8 // a map entry's share
+			}
 			return yield(&st)
 		}
 		each := func(iv calltree.Interval) bool {
