@@ -15,22 +15,63 @@ import (
 	"github.com/jsprof/jsprof/internal/proftest"
 )
 
-// bigProfile writes a generated .cpuprofile above the mapping threshold.
-func bigProfile(t *testing.T) (string, []byte) {
+// bigFile writes what write makes to a temporary file named name, above
+// the mapping threshold, and returns its path and bytes.
+func bigFile(t *testing.T, name string, write func(*bytes.Buffer) error) (string, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
-	sh, _ := proftest.ShapeByName("typescript")
-	if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.3, 9); err != nil {
+	if err := write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if buf.Len() < 9<<20 {
-		t.Fatalf("generated profile of %d bytes, want one above the mapping threshold", buf.Len())
+		t.Fatalf("generated %s of %d bytes, want one above the mapping threshold", name, buf.Len())
 	}
-	path := filepath.Join(t.TempDir(), "big.cpuprofile")
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path, buf.Bytes()
+}
+
+// bigProfile writes a generated .cpuprofile above the mapping threshold.
+func bigProfile(t *testing.T) (string, []byte) {
+	t.Helper()
+	sh, _ := proftest.ShapeByName("typescript")
+	return bigFile(t, "big.cpuprofile", func(buf *bytes.Buffer) error { return proftest.WriteShapedCPUProfile(buf, sh, 0.3, 9) })
+}
+
+// bigTrace writes a generated trace above the mapping threshold.
+func bigTrace(t *testing.T) (string, []byte) {
+	t.Helper()
+	return bigFile(t, "big.json", func(buf *bytes.Buffer) error {
+		_, _, err := proftest.WriteLargeTrace(buf, 2, 10<<20)
+		return err
+	})
+}
+
+// readCut maps the file at path, cuts the file to 1 MB and reads the
+// mapping as the named format does: the reader must fail with an error,
+// not crash on the fault.
+func readCut(t *testing.T, path, format string) {
+	t.Helper()
+	st, err := input.Open(path, nil, input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m, err := st.Map()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := os.Truncate(path, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Lookup(format)
+	_, err = f.parseMapped(m.Data, Options{}, mappedRelease(m, input.Options{}), func(lo, hi int64) { m.Release(lo, hi) })
+	if err == nil || !strings.Contains(err.Error(), "changed while being read") {
+		t.Fatalf("%s: err = %v, want a fault reported as an error", format, err)
+	}
 }
 
 // TestMappedSameProfile checks that a .cpuprofile read from a mapped file
@@ -68,20 +109,6 @@ func TestMappedSameProfile(t *testing.T) {
 	}
 }
 
-// bigTrace writes a generated trace above the mapping threshold.
-func bigTrace(t *testing.T) (string, []byte) {
-	t.Helper()
-	var buf bytes.Buffer
-	if _, _, err := proftest.WriteLargeTrace(&buf, 2, 10<<20); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "big.json")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, buf.Bytes()
-}
-
 // TestMappedTrace checks that a trace read from a mapped file, on two
 // cores, is the profile the streaming reader makes of the same bytes, and
 // that progress reaches the end without passing it; then that a file cut
@@ -108,23 +135,7 @@ func TestMappedTrace(t *testing.T) {
 		t.Errorf("progress reached %d of %d bytes", last, len(data))
 	}
 
-	st, err := input.Open(path, nil, input.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	m, err := st.Map()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if err := os.Truncate(path, 1<<20); err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.parseMapped(m.Data, Options{}, mappedRelease(m, input.Options{}), func(lo, hi int64) { m.Release(lo, hi) })
-	if err == nil || !strings.Contains(err.Error(), "changed while being read") {
-		t.Fatalf("err = %v, want a fault reported as an error", err)
-	}
+	readCut(t, path, "trace")
 }
 
 // TestMappedTruncated truncates the mapped file before it is parsed: the
@@ -134,24 +145,7 @@ func TestMappedTruncated(t *testing.T) {
 		t.Skip("files are mapped on Linux only")
 	}
 	path, _ := bigProfile(t)
-	st, err := input.Open(path, nil, input.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	m, err := st.Map()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	if err := os.Truncate(path, 1<<20); err != nil {
-		t.Fatal(err)
-	}
-	f, _ := Lookup("cpuprofile")
-	_, err = f.parseMapped(m.Data, Options{}, mappedRelease(m, input.Options{}), nil)
-	if err == nil || !strings.Contains(err.Error(), "changed while being read") {
-		t.Fatalf("err = %v, want a fault reported as an error", err)
-	}
+	readCut(t, path, "cpuprofile")
 }
 
 // TestMappedCancel cancels the context before reading: the mapped read
