@@ -1,9 +1,6 @@
 package calls
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/jsprof/jsprof/format"
@@ -36,16 +33,7 @@ func repairedCopy(tl *Timeline) []int32 {
 // DevTools' repaired copy, on every thread of testdata's and the corpus's
 // .cpuprofiles that has a repair.
 func TestRepairedSamples(t *testing.T) {
-	root := proftest.RepoRoot()
-	var paths []string
-	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "..", "shared", "corpus")} {
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.Contains(filepath.Base(p), ".cpuprofile") {
-				paths = append(paths, p)
-			}
-			return nil
-		})
-	}
+	paths := proftest.Files(t, ".cpuprofile")
 	repaired := 0
 	for _, path := range paths {
 		p, err := format.ReadFile(path, nil, format.Options{})

@@ -67,24 +67,18 @@ func TestSplitEventsSameResult(t *testing.T) {
 	}
 	var docs []doc
 	root := proftest.RepoRoot()
-	dirs := []string{filepath.Join(root, "testdata"), filepath.Join(root, "format", "chrometrace", "testdata"), filepath.Join(root, "..", "shared", "corpus")}
-	if testing.Short() { // CI's -race run: the generated trace and its variants
-		dirs = nil
+	var paths []string
+	if !testing.Short() { // CI's -race run: the generated trace and its variants only
+		paths = proftest.Files(t, ".json", filepath.Join("format", "chrometrace", "testdata"))
 	}
-	for _, dir := range dirs {
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.Contains(filepath.Base(p), ".json") {
-				return nil
-			}
-			data, err := input.ReadFile(p, nil, input.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if trace, _ := Sniff(data[:min(len(data), 256<<10)]); trace {
-				docs = append(docs, doc{name: strings.TrimPrefix(p, root), data: data})
-			}
-			return nil
-		})
+	for _, p := range paths {
+		data, err := input.ReadFile(p, nil, input.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if trace, _ := Sniff(data[:min(len(data), 256<<10)]); trace {
+			docs = append(docs, doc{name: strings.TrimPrefix(p, root), data: data})
+		}
 	}
 	var gen bytes.Buffer
 	if _, _, err := proftest.WriteLargeTrace(&gen, 3, 400_000); err != nil {

@@ -30,18 +30,12 @@ func TestSplitNodesSameResult(t *testing.T) {
 	}
 	var docs []doc
 	root := proftest.RepoRoot()
-	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "..", "shared", "corpus")} {
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.Contains(filepath.Base(p), ".cpuprofile") {
-				return nil
-			}
-			data, err := input.ReadFile(p, nil, input.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			docs = append(docs, doc{name: strings.TrimPrefix(p, root), data: data})
-			return nil
-		})
+	for _, p := range proftest.Files(t, ".cpuprofile") {
+		data, err := input.ReadFile(p, nil, input.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, doc{name: strings.TrimPrefix(p, root), data: data})
 	}
 	for _, sh := range proftest.Shapes {
 		var buf bytes.Buffer

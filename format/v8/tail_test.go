@@ -2,8 +2,6 @@ package v8
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,16 +28,7 @@ func TestTailArraysSameResult(t *testing.T) {
 		}{name, data})
 	}
 	root := proftest.RepoRoot()
-	var paths []string
-	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "..", "shared", "corpus")} {
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.Contains(filepath.Base(p), ".cpuprofile") {
-				paths = append(paths, p)
-			}
-			return nil
-		})
-	}
-	for _, p := range paths {
+	for _, p := range proftest.Files(t, ".cpuprofile") {
 		data, err := input.ReadFile(p, nil, input.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -136,4 +137,33 @@ func Corpus(tb testing.TB, rel string) string {
 		tb.Skipf("../shared/corpus/%s is absent (the shared corpus is not next to this checkout): %v", rel, err)
 	}
 	return p
+}
+
+// Files returns the files whose base name contains part under testdata,
+// under each of dirs (relative to the repository root), and under
+// ../shared/corpus when the shared corpus is next to this checkout (the
+// test logs that it is not).
+func Files(tb testing.TB, part string, dirs ...string) []string {
+	tb.Helper()
+	root := RepoRoot()
+	all := []string{filepath.Join(root, "testdata")}
+	for _, d := range dirs {
+		all = append(all, filepath.Join(root, d))
+	}
+	corpus := filepath.Join(root, "..", "shared", "corpus")
+	if _, err := os.Stat(corpus); err == nil {
+		all = append(all, corpus)
+	} else {
+		tb.Logf("../shared/corpus is absent: the repository's files only")
+	}
+	var paths []string
+	for _, dir := range all {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.Contains(filepath.Base(p), part) {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+	}
+	return paths
 }
