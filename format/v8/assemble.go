@@ -79,15 +79,40 @@ func rebase(err error, base int64) error {
 	return err
 }
 
-// AddSamples appends sample node ids.
+// AddSamples appends sample node ids. It keeps ids, which the caller must
+// not change: the chunks' arrays are joined once, when the profile is
+// appended (appended chunk by chunk, a long profile's arrays were copied
+// through growths that allocated five times their size).
 func (a *Assembler) AddSamples(ids []int64) {
-	a.p.samples = append(a.p.samples, ids...)
+	a.p.chunks.samples = append(a.p.chunks.samples, ids)
+	a.p.chunks.nSamples += len(ids)
 	a.p.hasSamples = true
 }
 
-// AddTimeDeltas appends time deltas in ns.
+// AddTimeDeltas appends time deltas in ns. It keeps ns, as AddSamples
+// keeps its ids.
 func (a *Assembler) AddTimeDeltas(ns []int64) {
-	a.p.deltas = append(a.p.deltas, ns...)
+	a.p.chunks.deltas = append(a.p.chunks.deltas, ns)
+	a.p.chunks.nDeltas += len(ns)
+}
+
+// joinChunks appends the samples and deltas kept by AddSamples and
+// AddTimeDeltas to the parser's arrays.
+func (p *parser) joinChunks() {
+	join := func(to []int64, chunks [][]int64, n int) []int64 {
+		if len(chunks) == 0 {
+			return to
+		}
+		to = jsonscan.Grow(to, n)
+		for _, c := range chunks {
+			to = append(to, c...)
+		}
+		return to
+	}
+	c := &p.chunks
+	p.samples = join(p.samples, c.samples, c.nSamples)
+	p.deltas = join(p.deltas, c.deltas, c.nDeltas)
+	*c = chunkArrays{}
 }
 
 // AddLines appends per-sample lines and columns (nil: zeros for n samples),
@@ -98,8 +123,9 @@ func (a *Assembler) AddLines(lines, cols []int32, n int) {
 		return
 	}
 	if p.lines == nil {
-		p.lines = make([]int32, len(p.samples)-n)
-		p.cols = make([]int32, len(p.samples)-n)
+		samples := len(p.samples) + p.chunks.nSamples
+		p.lines = make([]int32, samples-n)
+		p.cols = make([]int32, samples-n)
 	}
 	if len(lines) >= n && len(cols) >= n { // as Chrome writes them: copied whole
 		p.lines = append(p.lines, lines[:n]...)
@@ -129,12 +155,13 @@ func (a *Assembler) AddTraceID(id, node int64) {
 
 // Counts returns the numbers of nodes, samples and time deltas so far.
 func (a *Assembler) Counts() (nodes, samples, deltas int) {
-	return len(a.p.nodes), len(a.p.samples), len(a.p.deltas)
+	return len(a.p.nodes), len(a.p.samples) + a.p.chunks.nSamples, len(a.p.deltas) + a.p.chunks.nDeltas
 }
 
 // Append appends the profile as a thread with th's identity (PID, TID, Name,
 // ProfileID); prefix names the profile in errors.
 func (a *Assembler) Append(th profile.Thread, prefix string) error {
+	a.p.joinChunks()
 	a.p.prefix, a.p.chunkStart = prefix, 0
 	a.p.hasSamples = len(a.p.samples) > 0
 	a.p.s = nil // the chunks' scanners are gone: offsets of samples are unknown
@@ -146,6 +173,7 @@ func (a *Assembler) Append(th profile.Thread, prefix string) error {
 // and endTime in µs. base and prefix locate data in errors.
 func (a *Assembler) ReadProfile(data []byte, base int64, prefix string) (start, end float64, err error) {
 	p := &a.p
+	p.joinChunks()
 	p.s = jsonscan.New(data)
 	p.prefix, p.chunkStart = prefix, len(p.nodes)
 	p.hasDeltas = false
@@ -159,6 +187,7 @@ func (a *Assembler) ReadProfile(data []byte, base int64, prefix string) (start, 
 // samples and deltas, and returns how many samples were dropped.
 func (a *Assembler) Truncate() int {
 	p := &a.p
+	p.joinChunks()
 	n := min(len(p.samples), len(p.deltas))
 	dropped := len(p.samples) - n
 	p.samples, p.deltas = p.samples[:n], p.deltas[:n]

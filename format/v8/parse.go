@@ -111,11 +111,19 @@ type parser struct {
 	lines, cols []int32
 	traceIDs    map[int64]int64
 	prefix      string
-	chunkStart  int  // index of the current chunk's first node
-	lenient     bool // drop samples naming unknown nodes (trace chunks) instead of failing
+	chunkStart  int         // index of the current chunk's first node
+	chunks      chunkArrays // the chunks' samples and deltas, not yet joined
+	lenient     bool        // drop samples naming unknown nodes (trace chunks) instead of failing
 
 	tail    *tailArrays              // samples and timeDeltas read ahead, in parallel
 	release func(lo, hi int64) error // see ParseMapped
+}
+
+// chunkArrays are the samples and time deltas of a trace's chunks, kept
+// until the profile is appended (Assembler.AddSamples).
+type chunkArrays struct {
+	samples, deltas   [][]int64
+	nSamples, nDeltas int
 }
 
 func (p *parser) fail(off int64, path string, err error) error {
