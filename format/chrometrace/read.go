@@ -37,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -131,7 +132,7 @@ func ParseMapped(data []byte, opts Options, release func(lo, hi int64) error, dr
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if e := recover(); e != nil {
-			err = faultError(e)
+			err = input.FaultError(e)
 		}
 	}()
 	return parseWhole(data, opts, release, drop)
@@ -327,8 +328,7 @@ func (r *reader) fill() (bool, error) {
 			if r.item < 0 {
 				return false, &profile.ParseError{Offset: r.base, Path: "$", Err: fmt.Errorf("member name larger than %d bytes", r.max)}
 			}
-			return false, &profile.ParseError{Offset: r.base, Path: fmt.Sprintf("%s[%d]", r.itemPath, r.item),
-				Err: fmt.Errorf("event larger than %d bytes", r.max)}
+			return false, r.eventTooLarge(r.base)
 		}
 		nb := make([]byte, min(2*len(r.buf), r.max))
 		copy(nb, r.buf[:r.end])
@@ -369,6 +369,13 @@ func (r *reader) peek() (byte, error) {
 			return 0, nil
 		}
 	}
+}
+
+// eventTooLarge is the error for the event being read (itemPath, item),
+// which starts at off and outgrows max.
+func (r *reader) eventTooLarge(off int64) error {
+	return &profile.ParseError{Offset: off, Path: fmt.Sprintf("%s[%d]", r.itemPath, r.item),
+		Err: fmt.Errorf("event larger than %d bytes", r.max)}
 }
 
 func (r *reader) errAt(path string, format string, args ...any) error {
@@ -661,9 +668,7 @@ func (r *reader) readEvent(path string) error {
 		r.s.Reset(r.buf[r.pos:r.end])
 		err := r.parseEvent(&e)
 		if err == nil && r.whole && r.s.Offset() > int64(r.max) {
-			// What fill reports reading a stream.
-			return &profile.ParseError{Offset: r.base + int64(r.pos), Path: fmt.Sprintf("%s[%d]", path, idx),
-				Err: fmt.Errorf("event larger than %d bytes", r.max)}
+			return r.eventTooLarge(r.base + int64(r.pos)) // as fill finds it reading a stream
 		}
 		if err == nil {
 			start := r.pos

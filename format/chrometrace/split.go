@@ -1,12 +1,13 @@
 package chrometrace
 
 import (
-	"fmt"
 	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -18,7 +19,7 @@ import (
 // of up to pairBytes: the main reader parses and applies the first part of
 // each pair, while a worker parses the second (a segment) ahead of it into
 // a compact list of events, with a string table of its own. A segment
-// starts at a guessed event boundary (eventBoundary) and ends at the first
+// starts at a guessed event boundary (jsonscan.ElementStart) and ends at the first
 // event that starts at or after the next pair, or at the array's ']'.
 //
 // The main reader takes a segment only when it reaches an event that
@@ -126,58 +127,9 @@ const (
 // eventKeys are the keys that an event's first member has in every trace
 // seen (sorted writers start with "args" or "cat", Chrome with "args",
 // "pid" or "name"): a boundary guess wants one, which a node of a profile
-// chunk ("callFrame", "id") or most args never start with.
+// chunk ("callFrame", "id") or most args never start with
+// (jsonscan.ElementStart).
 var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
-
-// eventBoundary returns the offset of a '{' at or after from that follows
-// '}' ',' (white space allowed between) and begins with `"key"` for one of
-// eventKeys: an element of some array of objects, the events array most
-// likely; −1 if none is found within a megabyte.
-//
-// Such a '{' cannot be inside a string: a '"' right after it (no backslash
-// between) would end that string, and a letter cannot follow the end of a
-// string in valid JSON.
-func eventBoundary(data []byte, from int) int {
-	limit := min(len(data), from+1<<20)
-	for i := from; i < limit; i++ {
-		if data[i] != '{' {
-			continue
-		}
-		j := skipWSBack(data, i-1)
-		if j < 0 || data[j] != ',' {
-			continue
-		}
-		if j = skipWSBack(data, j-1); j < 0 || data[j] != '}' {
-			continue
-		}
-		k := skipWS(data, i+1)
-		if k >= len(data) || data[k] != '"' {
-			continue
-		}
-		for _, key := range eventKeys {
-			if e := k + 1 + len(key); e < len(data) && data[e] == '"' && string(data[k+1:e]) == key {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-func skipWSBack(data []byte, i int) int {
-	for i >= 0 && isWS(data[i]) {
-		i--
-	}
-	return i
-}
-
-func skipWS(data []byte, i int) int {
-	for i < len(data) && isWS(data[i]) {
-		i++
-	}
-	return i
-}
-
-func isWS(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
 
 // pairBytes is the most input read as one pair of parts, the main
 // reader's and the worker's: it bounds what the worker holds parsed (a
@@ -208,7 +160,7 @@ func (r *reader) splitEvents() {
 	prev := r.pos
 	for k := range pairs {
 		lo, hi := r.pos+k*rest/pairs, r.pos+(k+1)*rest/pairs
-		at := eventBoundary(r.buf[:r.end], max(prev+1, lo+int(float64(hi-lo)*(1-workerShare))))
+		at := jsonscan.ElementStart(r.buf[:r.end], max(prev+1, lo+int(float64(hi-lo)*(1-workerShare))), eventKeys...)
 		if at < 0 || at >= hi {
 			continue
 		}
@@ -230,7 +182,7 @@ func (r *reader) splitEvents() {
 					defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 					defer func() {
 						if e := recover(); e != nil {
-							g.fault = faultError(e)
+							g.fault = input.FaultError(e)
 						}
 					}()
 				}
@@ -320,11 +272,11 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 			events = append(events, make([]segEvent, segBlock))
 		}
 		events[n/segBlock][n%segBlock] = he
-		q.pos = skipWS(data, q.pos+int(size))
+		q.pos = jsonscan.SkipSpace(data, q.pos+int(size))
 		if q.pos < len(data) && data[q.pos] == ']' {
 			g.end, g.closes = int64(q.pos)+1, true
 		} else if q.pos < len(data) && data[q.pos] == ',' {
-			if q.pos = skipWS(data, q.pos+1); q.pos >= len(data) || data[q.pos] == ']' {
+			if q.pos = jsonscan.SkipSpace(data, q.pos+1); q.pos >= len(data) || data[q.pos] == ']' {
 				// A trailing comma or a cut: the main reader reports it.
 				publish(n + 1)
 				return false
@@ -475,13 +427,4 @@ func (r *reader) stopSplit() {
 		}
 		<-g.done
 	}
-}
-
-// faultError turns a memory fault recovered while reading a mapped file
-// into an error; anything else panics again.
-func faultError(e any) error {
-	if f, ok := e.(interface{ Addr() uintptr }); ok {
-		return fmt.Errorf("reading the mapped file failed (was it changed while being read?): %v", f)
-	}
-	panic(e)
 }

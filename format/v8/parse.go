@@ -147,19 +147,10 @@ func ParseMapped(data []byte, limits Limits, release func(lo, hi int64) error) (
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = faultError(r)
+			err = input.FaultError(r)
 		}
 	}()
 	return parseBytes(data, limits, release)
-}
-
-// faultError turns a memory fault recovered while reading a mapped file
-// into an error; anything else panics again.
-func faultError(r any) error {
-	if e, ok := r.(interface{ Addr() uintptr }); ok {
-		return fmt.Errorf("reading the mapped file failed (was it changed while being read?): %v", e)
-	}
-	panic(r)
 }
 
 func parseBytes(data []byte, limits Limits, release func(lo, hi int64) error) (*profile.Profile, error) {

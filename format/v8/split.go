@@ -103,36 +103,7 @@ func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
 // 1 MB. In valid JSON those bytes cannot be inside a string, whose quotes
 // are escaped; the parser checks the guess anyway.
 func nodeBoundary(data []byte, i int64) int64 {
-	end := min(int64(len(data)), i+1<<20)
-	for i < end {
-		k := bytes.IndexByte(data[i:end], '{')
-		if k < 0 {
-			return -1
-		}
-		at := i + int64(k)
-		i = at + 1
-		b := skipBack(data, int(at)-1)
-		if b < 0 || data[b] != ',' {
-			continue
-		}
-		if b = skipBack(data, b-1); b < 0 || data[b] != '}' {
-			continue
-		}
-		f := skipForward(data, int(at)+1)
-		for _, key := range []string{`"id"`, `"callFrame"`} {
-			if bytes.HasPrefix(data[f:], []byte(key)) {
-				return at
-			}
-		}
-	}
-	return -1
-}
-
-func skipForward(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
-		i++
-	}
-	return i
+	return int64(jsonscan.ElementStart(data, int(i), "id", "callFrame"))
 }
 
 // errHalfDropped ends a half the main parser no longer wants, or one too

@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 
+	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/internal/jsonscan"
 )
 
@@ -47,7 +48,7 @@ type tailArray struct {
 func (p *parser) readTailArrays(data []byte) *tailArrays {
 	t := &tailArrays{samples: tailArray{at: -1}, deltas: tailArray{at: -1}}
 	end := len(data)
-	i := skipBack(data, end-1)
+	i := jsonscan.SkipSpaceBack(data, end-1)
 	if i < 0 || data[i] != '}' {
 		return t
 	}
@@ -79,7 +80,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		return v, nil, err
 	}
 	for range 2 {
-		i = skipBack(data, i)
+		i = jsonscan.SkipSpaceBack(data, i)
 		if i < 0 || data[i] != ']' {
 			return t
 		}
@@ -91,11 +92,11 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			return t
 		}
 		open := i
-		i = skipBack(data, i-1)
+		i = jsonscan.SkipSpaceBack(data, i-1)
 		if i < 0 || data[i] != ':' {
 			return t
 		}
-		i = skipBack(data, i-1)
+		i = jsonscan.SkipSpaceBack(data, i-1)
 		if i < 0 || data[i] != '"' {
 			return t
 		}
@@ -122,7 +123,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		default:
 			return t
 		}
-		i = skipBack(data, k-1)
+		i = jsonscan.SkipSpaceBack(data, k-1)
 		if i < 0 || data[i] != ',' {
 			break
 		}
@@ -177,17 +178,10 @@ func (p *parser) goAhead(done chan struct{}, err *error, read func()) {
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			defer func() {
 				if r := recover(); r != nil {
-					*err = faultError(r)
+					*err = input.FaultError(r)
 				}
 			}()
 		}
 		read()
 	}()
-}
-
-func skipBack(data []byte, i int) int {
-	for i >= 0 && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
-		i--
-	}
-	return i
 }

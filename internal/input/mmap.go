@@ -2,6 +2,7 @@ package input
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 )
 
@@ -67,4 +68,13 @@ func (m *Mapping) Close() error {
 	}
 	m.closed = true
 	return m.unmap()
+}
+
+// FaultError turns a memory fault recovered while reading a mapped file
+// (with debug.SetPanicOnFault) into an error; anything else panics again.
+func FaultError(r any) error {
+	if e, ok := r.(interface{ Addr() uintptr }); ok {
+		return fmt.Errorf("reading the mapped file failed (was it changed while being read?): %v", e)
+	}
+	panic(r)
 }

@@ -147,3 +147,30 @@ func BenchmarkLastIndexByte(b *testing.B) {
 		})
 	}
 }
+
+// TestElementStart checks the guess of an array element's start: after
+// '}' ',' with white space allowed, on a named first key only, never inside
+// a string, and not beyond a megabyte.
+func TestElementStart(t *testing.T) {
+	far := `[{"a":1},` + string(bytes.Repeat([]byte(" "), 1<<20)) + `{"id":2}]`
+	for _, c := range []struct {
+		data string
+		from int
+		want int
+	}{
+		{`[{"id":1},{"id":2}]`, 0, 10},
+		{`[{"id":1},{"id":2}]`, 11, -1},
+		{"[{\"id\":1} ,\n\t{\"id\":2}]", 0, 13},
+		{`[{"id":1},{"other":2},{"callFrame":{}}]`, 0, 22},
+		{`[{"id":1},{ "id":2}]`, 0, 10},
+		{`[{"s":"},{\"id\":1"},{"x":1}]`, 0, -1},
+		{`[{"s":"},{"},{"x":1}]`, 0, -1},
+		{`[{"id":1},{"id`, 0, -1},
+		{far, 0, -1},
+		{far, 1 << 19, len(far) - 9},
+	} {
+		if got := ElementStart([]byte(c.data), c.from, "id", "callFrame"); got != c.want {
+			t.Errorf("ElementStart(%.40q, %d) = %d, want %d", c.data, c.from, got, c.want)
+		}
+	}
+}

@@ -928,3 +928,56 @@ func Locate(err error, off int64, path string) *profile.ParseError {
 	}
 	return &profile.ParseError{Offset: off, Path: path, Err: err}
 }
+
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON white space (len(data) if none).
+func SkipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+// SkipSpaceBack returns the index of the last byte at or before i that is
+// not JSON white space (−1 if none).
+func SkipSpaceBack(data []byte, i int) int {
+	for i >= 0 && isSpace(data[i]) {
+		i--
+	}
+	return i
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
+
+// ElementStart guesses where an element of an array of objects starts, to
+// read a large array in parts: the offset of the first '{' at or after
+// from, within a megabyte, that follows '}' and ',' (white space between)
+// and whose first member is one of keys; −1 if there is none. Those bytes
+// cannot sit inside a string: a '"' right after the '{' would end it, and
+// a member name cannot follow the end of a string in valid JSON. Which
+// array the element is in, the reader must check.
+func ElementStart(data []byte, from int, keys ...string) int {
+	end := min(len(data), from+1<<20)
+	for i := from; i < end; {
+		k := bytes.IndexByte(data[i:end], '{')
+		if k < 0 {
+			return -1
+		}
+		at := i + k
+		i = at + 1
+		b := SkipSpaceBack(data, at-1)
+		if b < 0 || data[b] != ',' {
+			continue
+		}
+		if b = SkipSpaceBack(data, b-1); b < 0 || data[b] != '}' {
+			continue
+		}
+		f := SkipSpace(data, at+1)
+		for _, key := range keys {
+			if e := f + 1 + len(key); e < len(data) && data[f] == '"' && data[e] == '"' && string(data[f+1:e]) == key {
+				return at
+			}
+		}
+	}
+	return -1
+}
