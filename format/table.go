@@ -79,8 +79,8 @@ var Formats = []Info{
 		Fallback:  true,
 		Signature: v8.Sniff,
 		parse:     func(data []byte, opts Options) (*profile.Profile, error) { return v8.ParseBytes(data, opts.V8Limits) },
-		parseMapped: func(data []byte, opts Options, release func(lo, hi int64) error, _ func(lo, hi int64)) (*profile.Profile, error) {
-			return v8.ParseMapped(data, opts.V8Limits, release)
+		parseMapped: func(data []byte, opts Options, release func(lo, hi int64) error, drop func(lo, hi int64)) (*profile.Profile, error) {
+			return v8.ParseMapped(data, opts.V8Limits, release, drop)
 		},
 	},
 	{

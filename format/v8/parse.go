@@ -84,6 +84,8 @@ type parser struct {
 	b      *profile.Builder
 	limits Limits
 
+	path lazyPath // the path of the node being read (parseNode)
+
 	nodes      []rawNode
 	children   []int64
 	ticks      []profile.LineTick // Node holds the raw node index until build
@@ -117,6 +119,7 @@ type parser struct {
 
 	tail    *tailArrays              // samples and timeDeltas read ahead, in parallel
 	release func(lo, hi int64) error // see ParseMapped
+	drop    func(lo, hi int64)
 }
 
 // chunkArrays are the samples and time deltas of a trace's chunks, kept
@@ -136,24 +139,26 @@ func (p *parser) failf(off int64, path string, format string, args ...any) error
 
 // ParseBytes reads a decompressed .cpuprofile held in memory.
 func ParseBytes(data []byte, limits Limits) (*profile.Profile, error) {
-	return parseBytes(data, limits, nil)
+	return parseBytes(data, limits, nil, nil)
 }
 
 // ParseMapped is ParseBytes for a file mapped into memory
 // (input.Mapping): release is called with each stretch of data the parser
-// has gone past (an error it returns stops the parse), and a fault reading
-// the mapping (the file truncated meanwhile) is an error, not a crash.
-func ParseMapped(data []byte, limits Limits, release func(lo, hi int64) error) (p *profile.Profile, err error) {
+// has gone past (an error it returns stops the parse), drop with a stretch
+// it looked at ahead and will read again (its pages go back without
+// counting it as read), and a fault reading the mapping (the file
+// truncated meanwhile) is an error, not a crash.
+func ParseMapped(data []byte, limits Limits, release func(lo, hi int64) error, drop func(lo, hi int64)) (p *profile.Profile, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			err = input.FaultError(r)
 		}
 	}()
-	return parseBytes(data, limits, release)
+	return parseBytes(data, limits, release, drop)
 }
 
-func parseBytes(data []byte, limits Limits, release func(lo, hi int64) error) (*profile.Profile, error) {
+func parseBytes(data []byte, limits Limits, release func(lo, hi int64) error, drop func(lo, hi int64)) (*profile.Profile, error) {
 	if limits.MaxNodes <= 0 {
 		limits.MaxNodes = 50_000_000
 	}
@@ -165,8 +170,8 @@ func parseBytes(data []byte, limits Limits, release func(lo, hi int64) error) (*
 	}
 	s := jsonscan.New(data)
 	s.MaxDepth = limits.MaxDepth
-	s.Release = release
-	p := &parser{s: s, b: profile.NewBuilder("cpuprofile"), limits: limits, release: release}
+	s.Release, s.Drop = release, drop
+	p := &parser{s: s, b: profile.NewBuilder("cpuprofile"), limits: limits, release: release, drop: drop}
 	if len(data) >= parallelTailBytes {
 		p.tail = p.readTailArrays(data)
 	}
@@ -404,7 +409,9 @@ func (p *parser) parseNodes() error {
 	// Size the node table up front: a node is two objects (itself and its
 	// callFrame), and a SIMD count of '{' is far cheaper than growing a
 	// slice of 100k+ nodes (positionTicks objects make it an overestimate).
-	if est := bytes.Count(s.Raw(s.Offset(), int64(s.Len())), []byte{'{'}) / 2; est > 0 && len(p.nodes) == 0 {
+	// The count stops where the arrays read ahead start: counting through
+	// them would bring a long recording's samples into memory early.
+	if est := bytes.Count(s.Raw(s.Offset(), p.nodesLimit(s.Offset())), []byte{'{'}) / 2; est > 0 && len(p.nodes) == 0 {
 		est = min(est, p.limits.MaxNodes)
 		p.nodes = make([]rawNode, 0, est)
 		p.children = make([]int64, 0, est)
@@ -441,7 +448,10 @@ func (p *parser) parseNodes() error {
 // are built only when an error happens.
 func (p *parser) parseNode() error {
 	s := p.s
-	path := lazyPath{p.prefix + "nodes", len(p.nodes) - p.chunkStart}
+	// The path lives in the parser: a pointer to it makes a fmt.Stringer
+	// without allocating for every node.
+	p.path = lazyPath{p.prefix + "nodes", len(p.nodes) - p.chunkStart}
+	path := &p.path
 	n := rawNode{off: s.Offset(), line: -1, col: -1}
 	if err := s.BeginObject(); err != nil {
 		return p.fail(n.off, path.String(), err)

@@ -52,15 +52,7 @@ func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
 	if p.prefix != "" || p.lenient || p.legacy {
 		return nil
 	}
-	// The table ends before the arrays at the end, when they were found.
-	limit := int64(len(data))
-	if t := p.tail; t != nil {
-		for _, a := range []*tailArray{&t.samples, &t.deltas} {
-			if a.at > start {
-				limit = min(limit, a.at)
-			}
-		}
-	}
+	limit := p.nodesLimit(start)
 	if limit-start < int64(splitNodesBytes) {
 		return nil
 	}
@@ -94,6 +86,21 @@ func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
 		h.end = s.Offset()
 	})
 	return h
+}
+
+// nodesLimit returns where the node table that begins at start ends at the
+// latest: before the arrays read ahead (readTailArrays), when they were
+// found after it, else at the end of the input.
+func (p *parser) nodesLimit(start int64) int64 {
+	limit := int64(p.s.Len())
+	if t := p.tail; t != nil {
+		for _, a := range []*tailArray{&t.samples, &t.deltas} {
+			if a.at > start {
+				limit = min(limit, a.at)
+			}
+		}
+	}
+	return limit
 }
 
 // nodeBoundary returns the offset of the first '{' from i that looks like

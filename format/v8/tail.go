@@ -60,7 +60,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		p.goAhead(a.done, &a.err, func() {
 			s := jsonscan.New(data)
 			s.SetOffset(a.at)
-			s.Release = p.release
+			s.Release, s.Drop = p.release, p.drop
 			s.SetReleaseFrom(a.at)
 			a.vals, a.vals32, a.err = read(s)
 			a.end = s.Offset()

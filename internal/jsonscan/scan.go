@@ -52,6 +52,10 @@ type Scanner struct {
 	// cancelled context).
 	Release func(lo, hi int64) error
 	relAt   int
+	// Drop, if not nil, gives back the pages of input the scanner has
+	// looked at ahead and will read again (CountElems), without counting
+	// them as read.
+	Drop func(lo, hi int64)
 }
 
 // ReleaseEvery is the stretch of input after which Release is called.
@@ -761,13 +765,32 @@ func Grow[S ~[]E, E any](s S, n int) S {
 // not appended through growths that allocate five times their size; for an
 // array of anything else it is only a guess. Go's bytes functions scan at
 // memory speed.
+//
+// With Drop set, the array is counted by stretches of ReleaseEvery bytes,
+// and each stretch after the first is dropped once counted: counting the
+// samples of a 246 MB recording otherwise brings the whole file into
+// memory ahead of the reader, which gives it back only as it goes.
 func (s *Scanner) CountElems() int {
 	rest := s.data[s.pos:]
-	end := bytes.IndexByte(rest, ']')
-	if end < 0 {
-		return 0
+	if s.Drop == nil {
+		end := bytes.IndexByte(rest, ']')
+		if end < 0 {
+			return 0
+		}
+		return bytes.Count(rest[:end], []byte{','}) + 1
 	}
-	return bytes.Count(rest[:end], []byte{','}) + 1
+	n := 0
+	for off := 0; off < len(rest); off += ReleaseEvery {
+		part := rest[off:min(off+ReleaseEvery, len(rest))]
+		if end := bytes.IndexByte(part, ']'); end >= 0 {
+			return n + bytes.Count(part[:end], []byte{','}) + 1
+		}
+		n += bytes.Count(part, []byte{','})
+		if off > 0 {
+			s.Drop(int64(s.pos+off), int64(s.pos+off+len(part)))
+		}
+	}
+	return 0
 }
 
 // Skip skips one value of any kind, checking its syntax.

@@ -779,3 +779,52 @@ func compareScalar(t *testing.T, data []byte, valid bool) {
 		}
 	}
 }
+
+// TestCountElemsDrop checks that counting with Drop set gives the count
+// without it, and gives back every whole stretch it looked at past the
+// first, and nothing at or after the array's end.
+func TestCountElemsDrop(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`  [`)
+	const n = 2_000_000 // "1234567," is 8 bytes: about 4 stretches
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("1234567")
+	}
+	b.WriteString(`],"rest":[1,2,3]`)
+	data := []byte(b.String())
+	end := int64(bytes.IndexByte(data, ']'))
+
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want int
+	}{
+		{"closed", data, n},
+		{"unterminated", data[:end], 0},
+	} {
+		s := jsonscan.New(tc.data)
+		if err := s.BeginArray(); err != nil {
+			t.Fatal(err)
+		}
+		plain := s.CountElems()
+		var dropped [][2]int64
+		s.Drop = func(lo, hi int64) { dropped = append(dropped, [2]int64{lo, hi}) }
+		got := s.CountElems()
+		if got != tc.want || plain != tc.want {
+			t.Errorf("%s: CountElems = %d with Drop, %d without; want %d", tc.name, got, plain, tc.want)
+		}
+		from := s.Offset() + jsonscan.ReleaseEvery
+		for _, d := range dropped {
+			if d[0] != from || d[1]-d[0] > jsonscan.ReleaseEvery || d[1] > end {
+				t.Errorf("%s: dropped [%d, %d), want a stretch from %d ending by %d", tc.name, d[0], d[1], from, end)
+			}
+			from = d[1]
+		}
+		if len(dropped) < 2 || from < end-jsonscan.ReleaseEvery {
+			t.Errorf("%s: dropped %v, want every whole stretch from %d up to the one holding %d", tc.name, dropped, s.Offset()+jsonscan.ReleaseEvery, end)
+		}
+	}
+}
