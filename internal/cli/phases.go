@@ -19,6 +19,10 @@ import (
 //	                            live heap to stderr when the command ends
 //	JSPROF_DEBUG_CPUPROFILE=F   write a Go CPU profile of the command to F
 //	                            (go tool pprof F)
+//	JSPROF_DEBUG_HEAPPROFILE=F  with JSPROF_DEBUG_PHASES, collect garbage at
+//	                            the end of each phase and write the live
+//	                            heap's profile to F.N-phase (N from 1); the
+//	                            phases' times then include the collections
 //
 // and for jsprof record, JSPROF_DEBUG_PROTOCOL=F writes every DevTools-
 // protocol message sent and received to F (record.NodeOptions.ProtocolLog).
@@ -35,6 +39,7 @@ type phaseLog struct {
 	start time.Time
 	alloc uint64
 	rows  []phaseRow
+	heap  string // JSPROF_DEBUG_HEAPPROFILE
 }
 
 type phaseRow struct {
@@ -50,7 +55,7 @@ func newPhaseLog(w io.Writer) *phaseLog {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	now := time.Now()
-	return &phaseLog{w: w, t0: now, cur: "start", start: now, alloc: ms.TotalAlloc}
+	return &phaseLog{w: w, t0: now, cur: "start", start: now, alloc: ms.TotalAlloc, heap: os.Getenv("JSPROF_DEBUG_HEAPPROFILE")}
 }
 
 // mark ends the current phase and starts the named one.
@@ -58,11 +63,29 @@ func (p *phaseLog) mark(name string) {
 	if p == nil || name == p.cur {
 		return
 	}
+	if p.heap != "" {
+		p.writeHeap(fmt.Sprintf("%s.%d-%s", p.heap, len(p.rows)+1, p.cur))
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	now := time.Now()
 	p.rows = append(p.rows, phaseRow{p.cur, now.Sub(p.start), float64(ms.TotalAlloc-p.alloc) / 1e6, float64(ms.HeapAlloc) / 1e6})
 	p.cur, p.start, p.alloc = name, now, ms.TotalAlloc
+}
+
+// writeHeap collects garbage and writes the live heap's profile to name.
+func (p *phaseLog) writeHeap(name string) {
+	runtime.GC()
+	f, err := os.Create(name)
+	if err == nil {
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(p.w, "jsprof: JSPROF_DEBUG_HEAPPROFILE: %v\n", err)
+	}
 }
 
 // finish ends the last phase and prints the table.
