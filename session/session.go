@@ -48,6 +48,11 @@ type Options struct {
 	// their trace events (Session.EventThreads), for drawing them. No
 	// analysis uses them; the profile is the same either way.
 	EventThreads bool
+	// FlameEntries computes a trace thread's flame-chart entries in the
+	// same pass as its calls: set it when Thread.FlameEntries will be asked
+	// for (the viewer). Unset, a command that needs only the calls (a
+	// summary) does not hold them, and FlameEntries runs that pass again.
+	FlameEntries bool
 }
 
 // Session is a loaded profile and its per-thread analyses.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -244,6 +245,62 @@ func TestTreesParallel(t *testing.T) {
 				t.Errorf("view %v thread %d: parallel total %d, %d nodes, %d functions, %d calls; alone %d, %d, %d, %d", o.View, i,
 					got.TopDown[0].Total, len(got.TopDown), len(got.Funcs), got.Calls, want.TopDown[0].Total, len(want.TopDown), len(want.Funcs), want.Calls)
 			}
+		}
+	}
+}
+
+// TestFlameEntriesLater checks that a trace's flame-chart entries asked for
+// after its calls were integrated without them (Options.FlameEntries unset,
+// as a summary loads) are the ones the single pass gives, and the calls the
+// same either way.
+func TestFlameEntriesLater(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := proftest.WriteLargeTrace(f, 7, 2<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	load := func(flame bool) *session.Session {
+		s, err := session.Load(ctx, path, session.Options{FlameEntries: flame})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	one, later := load(true), load(false)
+	if len(one.Threads()) == 0 {
+		t.Fatal("the generated trace has no sampled thread")
+	}
+	for i, th := range one.Threads() {
+		lt := later.Threads()[i]
+		wantCalls, err := th.Calls(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotCalls, err := lt.Calls(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := th.FlameEntries(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := lt.FlameEntries(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 {
+			t.Errorf("thread %d: no flame entries in one pass", i)
+		}
+		if !slices.Equal(gotCalls, wantCalls) || !slices.Equal(got, want) {
+			t.Errorf("thread %d: later: %d calls, %d entries; one pass: %d calls, %d entries, or they differ",
+				i, len(gotCalls), len(got), len(wantCalls), len(want))
 		}
 	}
 }

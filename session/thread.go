@@ -24,6 +24,7 @@ type Thread struct {
 
 	timeline lazy[*calls.Timeline]
 	calls    lazy[integrated]
+	flame    lazy[[]calls.Entry] // when calls were integrated without them
 	entries  lazy[[]calltree.Entry]
 
 	mu    sync.Mutex
@@ -35,8 +36,9 @@ type Thread struct {
 }
 
 type integrated struct {
-	calls   []calls.Call
-	entries []calls.Entry
+	calls      []calls.Call
+	entries    []calls.Entry
+	hasEntries bool // entries were computed (a trace thread, Options.FlameEntries)
 }
 
 // Session returns the thread's session.
@@ -71,8 +73,11 @@ func (t *Thread) integrated(ctx context.Context) (integrated, error) {
 		if !tl.IsTrace() {
 			return integrated{calls: tl.Calls()}, nil
 		}
+		if !t.s.opts.FlameEntries {
+			return integrated{calls: tl.Integrate(t.s.opts.Integrate)}, nil
+		}
 		cs, es := tl.IntegrateEntries(t.s.opts.Integrate)
-		return integrated{calls: cs, entries: es}, nil
+		return integrated{calls: cs, entries: es, hasEntries: true}, nil
 	})
 }
 
@@ -87,7 +92,19 @@ func (t *Thread) Calls(ctx context.Context) ([]calls.Call, error) {
 // thread (nil for a bare .cpuprofile, whose flame chart is its calls).
 func (t *Thread) FlameEntries(ctx context.Context) ([]calls.Entry, error) {
 	in, err := t.integrated(ctx)
-	return in.entries, err
+	if err != nil || in.hasEntries {
+		return in.entries, err
+	}
+	tl, err := t.Timeline(ctx)
+	if err != nil || !tl.IsTrace() {
+		return nil, err
+	}
+	// The calls were integrated without them (Options.FlameEntries unset):
+	// the same pass again, keeping only the entries.
+	return t.flame.get(ctx, func() ([]calls.Entry, error) {
+		_, es := tl.IntegrateEntries(t.s.opts.Integrate)
+		return es, nil
+	})
 }
 
 // Window returns the time span the thread's trees cover by default, as

@@ -496,10 +496,19 @@ func (it *integrator) finish() ([]Call, []Entry) {
 	}
 	var stack []open
 	var entries []Entry
+	if it.entries {
+		// At most one entry per call and event: one allocation instead of
+		// growths that copy (on a 2 GB trace, 735 MB allocated for 147 MB).
+		entries = make([]Entry, 0, len(it.calls)+len(it.events))
+	}
 	evBase := int32(it.p.Threads[it.tl.Thread].Events.Start)
 	add := func(e entry, ts, dur float64, level int32) int32 {
 		next := level
 		if it.visible(e) {
+			next++
+			if !it.entries {
+				return next
+			}
 			en := Entry{Level: level, Event: -1, Call: -1, Start: profile.TimeFromMicros(ts), Dur: profile.TimeFromMicros(dur)}
 			if e.ev >= 0 {
 				en.Event = evBase + e.ev
@@ -507,7 +516,6 @@ func (it *integrator) finish() ([]Call, []Entry) {
 				en.Call = e.call
 			}
 			entries = append(entries, en)
-			next++
 		}
 		return next
 	}
@@ -552,9 +560,6 @@ func (it *integrator) finish() ([]Call, []Entry) {
 		if inTree[c] {
 			out[c].Self = profile.TimeFromMicros(self[c])
 		}
-	}
-	if !it.entries {
-		entries = nil
 	}
 	return out, entries
 }

@@ -85,7 +85,7 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	prog.phases = e.phases
 	prog.phases.mark("reading")
 	defer prog.phases.mark("output")
-	so := session.Options{Stdin: e.stdin, Progress: prog.setRead}
+	so := session.Options{Stdin: e.stdin, Progress: prog.setRead, FlameEntries: opts.entries}
 	so.Read.Trace.KeepArgs = opts.keepArgs
 	sel := ""
 	if c := opts.common; c != nil {

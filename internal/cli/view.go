@@ -80,7 +80,7 @@ func runView(e *env, args []string) error {
 			return usagef("--source-root %s: not a directory", strconv.Quote(r))
 		}
 	}
-	so := session.Options{}
+	so := session.Options{FlameEntries: true} // the flame chart draws them
 	if *maxInput != "" {
 		n, err := parseSize(*maxInput)
 		if err != nil {
