@@ -141,6 +141,9 @@ func TestOracleCategoryMs(t *testing.T) {
 					threads++
 
 					all := WholeTrace(evs, window)
+					if got := ThreadWholeTrace(p, tid, cs, window); !maps.Equal(got, all) {
+						t.Errorf("pid %d tid %d %s: ThreadWholeTrace: got %s, WholeTrace %s", ot.PID, ot.TID, ot.Name, got.format(), all.format())
+					}
 					dev, bad := deviation(ot, all)
 					maxDev = max(maxDev, dev)
 					if len(bad) > 0 {

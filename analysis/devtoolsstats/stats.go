@@ -132,7 +132,13 @@ type Summary struct {
 	series []series
 	last   point // the previous change
 	prev   int   // the category last looked up, or −1
+	// edges, when set, are the only window Range is asked for: each series
+	// then keeps the points around them instead of all its points.
+	edges    *[2]profile.Time
+	unsorted bool // with edges: a series went back in time, so its points are not enough
 }
+
+func newSummary() *Summary { return &Summary{index: map[string]int{}, prev: -1} }
 
 // Build builds the Summary of a thread whose entries are events, in
 // DevTools' order (see StatsForTimeRange).
@@ -153,8 +159,12 @@ type Summary struct {
 //     the "previous change" back; a category's series never gets two points
 //     at the same time in a row.
 func Build(events []Event) *Summary {
-	s := &Summary{index: map[string]int{}, prev: -1}
-	s.walk(events)
+	s := newSummary()
+	s.walk(func(yield func(*Event)) {
+		for i := range events {
+			yield(&events[i])
+		}
+	})
 	return s
 }
 
@@ -168,8 +178,17 @@ func Build(events []Event) *Summary {
 func (s *Summary) Range(start, end profile.Time) Stats {
 	st := make(Stats, len(s.names)+1)
 	var sum profile.Time
+	if s.edges != nil && (start != s.edges[0] || end != s.edges[1]) {
+		panic("devtoolsstats: Range of a window other than the Summary's edges")
+	}
 	for i, c := range s.names {
-		v := s.series[i].at(end) - s.series[i].at(start)
+		se := &s.series[i]
+		var v profile.Time
+		if s.edges != nil {
+			v = se.atEdge(1, end) - se.atEdge(0, start)
+		} else {
+			v = se.at(end) - se.at(start)
+		}
 		st[c] = v
 		sum += v
 	}
@@ -183,6 +202,55 @@ func (s *Summary) Range(start, end profile.Time) Stats {
 type series struct {
 	pts     []cumulative
 	lastKey float64 // DevTools' time of the last point, float ms
+	// With Summary.edges, instead of pts: the number of points, the last,
+	// and for each edge the last point at or before it and the first after
+	// it (valid while the series is sorted).
+	n    int
+	last cumulative
+	near [2][2]cumulative
+	seen [2][2]bool
+}
+
+// add appends pt to the series (or, with edges, keeps what atEdge needs);
+// it reports false when pt goes back in time with edges set.
+func (s *series) add(pt cumulative, edges *[2]profile.Time) bool {
+	if edges == nil {
+		s.pts = append(s.pts, pt)
+		return true
+	}
+	if s.n > 0 && pt.t < s.last.t {
+		return false
+	}
+	for k, e := range edges {
+		if pt.t <= e {
+			s.near[k][0], s.seen[k][0] = pt, true
+		} else if !s.seen[k][1] {
+			s.near[k][1], s.seen[k][1] = pt, true
+		}
+	}
+	s.n++
+	s.last = pt
+	return true
+}
+
+// lastPoint returns the series' last point (n > 0).
+func (s *series) lastPoint(edges bool) cumulative {
+	if edges {
+		return s.last
+	}
+	return s.pts[len(s.pts)-1]
+}
+
+// atEdge is at(t) of a sorted series, t being edges[k]: the bisection's upper bound
+// is the first point after the edge.
+func (s *series) atEdge(k int, t profile.Time) profile.Time {
+	switch {
+	case !s.seen[k][0]:
+		return 0
+	case !s.seen[k][1]:
+		return s.near[k][0].v
+	}
+	return interpolate(s.near[k][0], s.near[k][1], t)
 }
 
 // cumulative is a change point: the category's total time v up to t.
@@ -210,7 +278,12 @@ func (s *series) at(t profile.Time) profile.Time {
 	case r == len(pts):
 		return pts[r-1].v
 	}
-	p0, p1 := pts[r-1], pts[r]
+	return interpolate(pts[r-1], pts[r], t)
+}
+
+// interpolate returns the cumulative time at t between the points p0 and
+// p1 around it.
+func interpolate(p0, p1 cumulative, t profile.Time) profile.Time {
 	if p1.t == p0.t { // only in an unsorted series; DevTools divides by zero
 		return p0.v
 	}
@@ -253,15 +326,17 @@ const none = -1 // no open entry
 // previous change, up to p.
 func (s *Summary) update(c int, p point) {
 	se := &s.series[c]
-	n := len(se.pts)
+	n := len(se.pts) + se.n
 	if n > 0 && se.lastKey == p.key || s.last.key > p.key {
 		return
 	}
 	var v profile.Time
 	if n > 0 {
-		v = se.pts[n-1].v
+		v = se.lastPoint(s.edges != nil).v
 	}
-	se.pts = append(se.pts, cumulative{p.t, v + p.t - s.last.t})
+	if !se.add(cumulative{p.t, v + p.t - s.last.t}, s.edges) {
+		s.unsorted = true
+	}
 	se.lastKey = p.key
 }
 
@@ -280,7 +355,7 @@ func (s *Summary) change(from, to int, p point) {
 // walk runs forEachEvent over events with the Summary's callbacks. Every
 // category of an opened entry gets a series: it either differs from its
 // parent's (and is updated) or is its parent's.
-func (s *Summary) walk(events []Event) {
+func (s *Summary) walk(events func(yield func(*Event))) {
 	type open struct {
 		cat   int
 		endUs float64 // DevTools' ts+dur
@@ -300,8 +375,7 @@ func (s *Summary) walk(events []Event) {
 			s.change(o.cat, p, o.end)
 		}
 	}
-	for i := range events {
-		e := &events[i]
+	events(func(e *Event) {
 		ts, dur := e.micros()
 		endUs := ts + dur
 		// forEachEvent without a window starts at time 0: it skips entries
@@ -309,7 +383,7 @@ func (s *Summary) walk(events []Event) {
 		// RunTask at or before time 0, which matters only for entries at
 		// times ≤ 0; those are not skipped here.)
 		if endUs < 0 {
-			continue
+			return
 		}
 		// DevTools tests the end time for truthiness: an entry ending at
 		// exactly 0 is never closed early.
@@ -317,14 +391,14 @@ func (s *Summary) walk(events []Event) {
 			closeTop()
 		}
 		if dur == 0 {
-			continue
+			return
 		}
 		c := s.cat(e.Category)
 		if p := top(); p != c {
 			s.change(p, c, point{ts / 1000, e.Start})
 		}
 		stack = append(stack, open{c, endUs, point{endUs / 1000, e.Start + e.Dur}})
-	}
+	})
 	for len(stack) > 0 {
 		closeTop()
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jsprof/jsprof/profile"
@@ -60,6 +61,10 @@ func TestStatsForTimeRangeDevTools(t *testing.T) {
 
 func TestStatsForTimeRange(t *testing.T) {
 	t.Parallel()
+	var (
+		mu       sync.Mutex
+		unsorted []string
+	)
 	tests := []struct {
 		name       string
 		events     []Event
@@ -114,6 +119,18 @@ func TestStatsForTimeRange(t *testing.T) {
 			want: Stats{Other: ms(1), Rendering: ms(5), Painting: ms(1), Scripting: ms(1), Idle: ms(2)},
 		},
 		{
+			// As above, inside a Layout: when RunTask closes at 5 (after
+			// the change at 8, which moves the previous change back to 5),
+			// rendering gets a point at 5 after its point at 8. Rendering's
+			// points: 0 1 2 8 5 9 10 20 ms, cumulative 0 1 1 7 7 11 11 21.
+			name: "a series goes back in time",
+			events: []Event{
+				ev("Layout", 0, 20), ev("RunTask", 1, 5), ev("Layout", 2, 8), ev("Paint", 9, 10),
+			},
+			start: 0, end: 30,
+			want: Stats{Rendering: ms(21), Other: ms(1), Painting: ms(1), Idle: ms(7)},
+		},
+		{
 			// The same entries as DevTools holds them after forEachFrame
 			// computed B's dur as a difference of ms values times 1000:
 			// B ends a rounding error after A, so it is still open when D
@@ -155,8 +172,38 @@ func TestStatsForTimeRange(t *testing.T) {
 			if !maps.Equal(got, tt.want) {
 				t.Errorf("got %s, want %s", got.format(), tt.want.format())
 			}
+			if len(tt.events) == 0 {
+				return
+			}
+			// The same window with only the points around its edges kept
+			// (ThreadWholeTrace), unless a series goes back in time.
+			s := buildEdges(tt.events, ms(tt.start), ms(tt.end))
+			if s.unsorted {
+				mu.Lock()
+				unsorted = append(unsorted, tt.name)
+				mu.Unlock()
+			} else if got := s.Range(ms(tt.start), ms(tt.end)); !maps.Equal(got, tt.want) {
+				t.Errorf("with edges: got %s, want %s", got.format(), tt.want.format())
+			}
 		})
 	}
+	t.Cleanup(func() {
+		if !slices.Equal(unsorted, []string{"a series goes back in time"}) {
+			t.Errorf("series found unsorted with edges: %q, want only the case whose series goes back", unsorted)
+		}
+	})
+}
+
+// buildEdges is Build keeping only the points around the window's edges.
+func buildEdges(events []Event, start, end profile.Time) *Summary {
+	s := newSummary()
+	s.edges = &[2]profile.Time{start, end}
+	s.walk(func(yield func(*Event)) {
+		for i := range events {
+			yield(&events[i])
+		}
+	})
+	return s
 }
 
 func TestSummaryRangeReuse(t *testing.T) {

@@ -62,8 +62,7 @@ func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
 			return threadSummary{}, err
 		}
 		s.calls = len(cs)
-		evs := devtoolsstats.ThreadEvents(l.profile, ta.id, cs)
-		s.devtools = devtoolsstats.WholeTrace(evs, devtoolsstats.TraceBounds(l.profile))
+		s.devtools = devtoolsstats.ThreadWholeTrace(l.profile, ta.id, cs, devtoolsstats.TraceBounds(l.profile))
 	}
 	mean, median := ta.st.SampleIntervals()
 	s.meanIntNS, s.medianIntNS = int64(mean), int64(median)
