@@ -153,6 +153,13 @@ func (r *reader) finish() (*profile.Profile, error) {
 			}
 		}
 	}
+	for rt, offs := range r.deferred {
+		if t := evThread[rt]; t >= 0 {
+			counts[t+1] += len(offs)
+		} else {
+			dropped += len(offs)
+		}
+	}
 	if other != nil {
 		*r.unsampled = r.eventThreads(other)
 	}
@@ -163,6 +170,38 @@ func (r *reader) finish() (*profile.Profile, error) {
 	keptTraceID := map[int]int64{} // index in kept → sample trace id
 	keptArgs := map[int][]byte{}   // index in kept → raw args (KeepArgs)
 	fill := slices.Clone(counts)
+	// A thread's deferred events come before all of its events kept
+	// (threads map one to one), in the order of the file.
+	for rt, offs := range r.deferred {
+		t := evThread[rt]
+		if t < 0 {
+			continue
+		}
+		dropped := int64(0)
+		for _, off := range offs {
+			// The pages read again go back as they are passed.
+			if r.drop != nil && off-dropped >= releaseEvery {
+				r.drop(dropped, off)
+				dropped = off
+			}
+			e, id, args, err := r.readAgain(off, int32(rt))
+			if err != nil {
+				return nil, err
+			}
+			if id != 0 {
+				keptTraceID[fill[t]] = id
+			}
+			if args != nil {
+				keptArgs[fill[t]] = args
+			}
+			kept[fill[t]] = e
+			fill[t]++
+		}
+		if r.drop != nil && len(offs) > 0 {
+			r.drop(dropped, offs[len(offs)-1])
+		}
+	}
+	r.deferred, r.deferredDur = nil, nil
 	for i, e := range r.events.all {
 		if t := evThread[e.thread]; t >= 0 {
 			if id, ok := r.traceIDs[i]; ok {
@@ -206,7 +245,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 	}
 	unclosed := 0
 	for _, o := range r.open {
-		if o.event >= 0 {
+		if o.event >= 0 || o.deferred {
 			unclosed++
 		}
 	}

@@ -2,6 +2,7 @@ package chrometrace
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,22 +21,29 @@ import (
 // and reports how they differ: "" when the profiles (string tables
 // included), the threads without a profile and the errors are the same.
 func sameRead(data []byte, opts Options) string {
-	read := func(parse func(Options) (*profile.Profile, error)) (*profile.Profile, []EventThread, error) {
-		var un []EventThread
-		o := opts
-		o.Unsampled = &un
-		p, err := parse(o)
-		return p, un, err
-	}
-	want, wantUn, werr := read(func(o Options) (*profile.Profile, error) { return Parse(bytes.NewReader(data), o) })
-	got, gotUn, gerr := read(func(o Options) (*profile.Profile, error) { return ParseBytes(data, o) })
-	switch {
-	case (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error():
-		return "error " + errString(gerr) + " read in parts, " + errString(werr) + " streamed"
-	case !reflect.DeepEqual(got, want):
-		return "the profile read in parts differs from the one streamed"
-	case !reflect.DeepEqual(gotUn, wantUn):
-		return "the threads without a profile read in parts differ from the ones streamed"
+	// With the threads without a profile asked for, and without: a whole
+	// input read without them defers the events of threads not yet known
+	// to be sampled (readAgain).
+	for _, unsampled := range []bool{true, false} {
+		read := func(parse func(Options) (*profile.Profile, error)) (*profile.Profile, []EventThread, error) {
+			var un []EventThread
+			o := opts
+			if unsampled {
+				o.Unsampled = &un
+			}
+			p, err := parse(o)
+			return p, un, err
+		}
+		want, wantUn, werr := read(func(o Options) (*profile.Profile, error) { return Parse(bytes.NewReader(data), o) })
+		got, gotUn, gerr := read(func(o Options) (*profile.Profile, error) { return ParseBytes(data, o) })
+		switch {
+		case (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error():
+			return fmt.Sprintf("threads without a profile asked for: %v: error %s read in parts, %s streamed", unsampled, errString(gerr), errString(werr))
+		case !reflect.DeepEqual(got, want):
+			return fmt.Sprintf("threads without a profile asked for: %v: the profile read in parts differs from the one streamed", unsampled)
+		case !reflect.DeepEqual(gotUn, wantUn):
+			return "the threads without a profile read in parts differ from the ones streamed"
+		}
 	}
 	return ""
 }
@@ -57,8 +65,8 @@ func errString(err error) string {
 // -short (CI's go test -race) it reads the generated trace and its
 // variants only.
 func TestSplitEventsSameResult(t *testing.T) {
-	defer func(n int) { splitEventsBytes = n }(splitEventsBytes)
-	splitEventsBytes = 0
+	defer func(n, m int) { splitEventsBytes, deferEventsBytes = n, m }(splitEventsBytes, deferEventsBytes)
+	splitEventsBytes, deferEventsBytes = 0, 0
 	type doc struct {
 		name  string
 		data  []byte
@@ -104,8 +112,20 @@ func TestSplitEventsSameResult(t *testing.T) {
 		line = bytes.Replace(line, []byte(`"pid":4242`), []byte(`"pid":4343`), 1)
 		return append(append(append([]byte{}, base[:lo]...), line...), base[hi:]...)
 	}
+	// The Profile event moved to the end, and the browser thread's B and E
+	// events moved onto the profiled thread: its events are deferred until
+	// then and read again when the reader finishes (readAgain).
+	profileLast := func() []byte {
+		i := bytes.Index(base, []byte(`"name":"Profile","ph":"P"`))
+		lo, hi := bytes.LastIndexByte(base[:i], '\n')+1, i+bytes.IndexByte(base[i:], '\n')+1
+		last := bytes.LastIndex(base[:end], []byte("\n{")) + 1
+		out := append(append(append(append([]byte{}, base[:lo]...), base[hi:last]...), base[lo:hi]...), base[last:]...)
+		return bytes.ReplaceAll(out, []byte(`"pid":1000,"tid":1001`), []byte(`"pid":4242,"tid":259`))
+	}
 	docs = append(docs,
 		doc{name: "generated", data: base, whole: true},
+		doc{name: "profile named last", data: profileLast(), whole: true},
+		doc{name: "profile named last, args kept", data: profileLast(), opts: Options{KeepArgs: true}, whole: true},
 		doc{name: "generated, args kept", data: base, opts: Options{KeepArgs: true}, whole: true},
 		doc{name: "a late chunk of its own", data: lastChunk(), whole: true},
 		doc{name: "bad event late", data: late(`"ph":"X"`, `"ph":X`)},
@@ -122,6 +142,12 @@ func TestSplitEventsSameResult(t *testing.T) {
 		doc{name: "event over the limit", data: late(`"name":"`, `"name":"`+strings.Repeat("x", 5000)), opts: Options{MaxEventBytes: 4096}},
 	)
 	defer func(n int) { pairBytes = n }(pairBytes)
+	againBefore := readAgainCount.Load()
+	defer func() {
+		if readAgainCount.Load() == againBefore {
+			t.Error("no deferred event was read again")
+		}
+	}()
 	for _, pb := range []int{pairBytes, 48 << 10} {
 		pairBytes = pb
 		taken, split := splitTaken.Load(), 0
@@ -137,7 +163,7 @@ func TestSplitEventsSameResult(t *testing.T) {
 			}
 		}
 		taken = splitTaken.Load() - taken
-		t.Logf("pairs of %d bytes: %d inputs, %d read in parts, %d segments taken", pb, len(docs), split, taken)
+		t.Logf("pairs of %d bytes: %d inputs, %d read in parts, %d segments taken, %d deferred events read again", pb, len(docs), split, taken, readAgainCount.Load())
 		if !testing.Short() && split < len(docs)*3/4 {
 			t.Errorf("pairs of %d bytes: %d inputs read in parts, want most of the %d", pb, split, len(docs))
 		}
@@ -159,8 +185,8 @@ func FuzzSplitEvents(f *testing.F) {
 	}
 	f.Add(small.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer func(n, m int) { splitEventsBytes, pairBytes = n, m }(splitEventsBytes, pairBytes)
-		splitEventsBytes, pairBytes = 0, max(64, len(data)/3)
+		defer func(n, m, k int) { splitEventsBytes, pairBytes, deferEventsBytes = n, m, k }(splitEventsBytes, pairBytes, deferEventsBytes)
+		splitEventsBytes, pairBytes, deferEventsBytes = 0, max(64, len(data)/3), 0
 		fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return ParseBytes(data, Options{}) })
 		if diff := sameRead(data, Options{}); diff != "" {
 			t.Fatal(diff)
