@@ -326,6 +326,14 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 	if sp.next == len(sp.segs) || sp.segs[sp.next].at != at {
 		return segNone, nil
 	}
+	// The main reader's own stretch up to the segment goes back now: after
+	// the segment it goes on from the segment's end.
+	if r.release != nil && at > r.released {
+		if err := r.release(r.released, at); err != nil {
+			return segNone, err
+		}
+		r.released = at
+	}
 	g := sp.segs[sp.next]
 	sp.next++
 	defer func() {
