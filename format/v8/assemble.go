@@ -112,37 +112,51 @@ func (p *parser) joinChunks() {
 	c := &p.chunks
 	p.samples = join(p.samples, c.samples, c.nSamples)
 	p.deltas = join(p.deltas, c.deltas, c.nDeltas)
+	if len(c.lines) > 0 {
+		p.lines, p.cols = jsonscan.Grow(p.lines, c.nLines), jsonscan.Grow(p.cols, c.nLines)
+		if p.lines == nil { // zero lines to join
+			p.lines, p.cols = []int32{}, []int32{}
+		}
+		for _, l := range c.lines {
+			if len(l.lines) >= l.n && len(l.cols) >= l.n { // as Chrome writes them: copied whole
+				p.lines = append(p.lines, l.lines[:l.n]...)
+				p.cols = append(p.cols, l.cols[:l.n]...)
+				continue
+			}
+			at := len(p.lines)
+			p.lines, p.cols = p.lines[:at+l.n], p.cols[:at+l.n]
+			for i := range l.n {
+				var line, col int32
+				if i < len(l.lines) {
+					line = l.lines[i]
+				}
+				if i < len(l.cols) {
+					col = l.cols[i]
+				}
+				p.lines[at+i], p.cols[at+i] = line, col
+			}
+		}
+	}
 	*c = chunkArrays{}
 }
 
 // AddLines appends per-sample lines and columns (nil: zeros for n samples),
-// keeping both columns as long as the samples.
+// keeping both columns as long as the samples. It keeps lines and cols,
+// as AddSamples keeps its ids, and they are joined with the samples.
 func (a *Assembler) AddLines(lines, cols []int32, n int) {
 	p := &a.p
-	if p.lines == nil && lines == nil && cols == nil {
-		return
-	}
-	if p.lines == nil {
-		samples := len(p.samples) + p.chunks.nSamples
-		p.lines = make([]int32, samples-n)
-		p.cols = make([]int32, samples-n)
-	}
-	if len(lines) >= n && len(cols) >= n { // as Chrome writes them: copied whole
-		p.lines = append(p.lines, lines[:n]...)
-		p.cols = append(p.cols, cols[:n]...)
-		return
-	}
-	for i := range n {
-		var l, c int32
-		if i < len(lines) {
-			l = lines[i]
+	c := &p.chunks
+	if p.lines == nil && len(c.lines) == 0 {
+		if lines == nil && cols == nil {
+			return
 		}
-		if i < len(cols) {
-			c = cols[i]
-		}
-		p.lines = append(p.lines, l)
-		p.cols = append(p.cols, c)
+		// Zeros for the samples before the first chunk with lines.
+		before := len(p.samples) + c.nSamples - n
+		c.lines = append(c.lines, chunkLines{n: before})
+		c.nLines += before
 	}
+	c.lines = append(c.lines, chunkLines{lines, cols, n})
+	c.nLines += n
 }
 
 // AddTraceID records that trace id names the stack ending at node.
@@ -198,4 +212,4 @@ func (a *Assembler) Truncate() int {
 }
 
 // HasLines reports whether the profile has per-sample lines and columns.
-func (a *Assembler) HasLines() bool { return a.p.lines != nil }
+func (a *Assembler) HasLines() bool { return a.p.lines != nil || len(a.p.chunks.lines) > 0 }

@@ -127,6 +127,16 @@ type parser struct {
 type chunkArrays struct {
 	samples, deltas   [][]int64
 	nSamples, nDeltas int
+	// Lines and columns, from the first chunk that has them
+	// (Assembler.AddLines).
+	lines  []chunkLines
+	nLines int
+}
+
+// chunkLines are the lines and columns of n samples; missing ones are 0.
+type chunkLines struct {
+	lines, cols []int32
+	n           int
 }
 
 func (p *parser) fail(off int64, path string, err error) error {
