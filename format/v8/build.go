@@ -205,6 +205,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 	// 3. Nodes and frames.
 	hitCounts := p.nodes[0].hasHit
 	prof.Nodes = jsonscan.Grow(prof.Nodes, len(order))
+	prof.LineTicks = jsonscan.Grow(prof.LineTicks, len(p.ticks)) // those of unreachable nodes are left out
 	for i, raw := range order {
 		rn := &p.nodes[raw]
 		f := profile.Frame{Name: rn.name, URL: rn.url, ScriptID: rn.script, Line: rn.line, Column: rn.col, CodeType: rn.codeType}
