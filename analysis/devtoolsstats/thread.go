@@ -26,7 +26,7 @@ func ThreadEvents(p *profile.Profile, t profile.ThreadID, cs []calls.Call) []Eve
 }
 
 // eachThreadEvent calls yield with each entry ThreadEvents returns, in
-// order, without holding them.
+// order, without holding them; yield must not keep the pointer it gets.
 func eachThreadEvent(p *profile.Profile, t profile.ThreadID, cs []calls.Call, yield func(*Event)) {
 	r := p.Threads[t].Events
 	evs := p.Events[r.Start:r.End]
@@ -44,8 +44,10 @@ func eachThreadEvent(p *profile.Profile, t profile.ThreadID, cs []calls.Call, yi
 		ts, dur := cm.of(c)
 		return Event{Start: c.Start, Dur: c.Dur, Category: Scripting, TsUs: ts, DurUs: dur}
 	}
+	// One event and one call, overwritten: yield must not keep the pointer
+	// (an entry each escaped to the heap: 216 MB on the 2 GB trace).
 	i, j := 0, 0
-	var next Event
+	var e, next Event
 	haveCall := false
 	for i < len(evs) && j < len(cs) {
 		if !haveCall {
@@ -53,7 +55,7 @@ func eachThreadEvent(p *profile.Profile, t profile.ThreadID, cs []calls.Call, yi
 		}
 		// eventTimeComparator(event, call) ≤ 0 takes the event: it starts
 		// earlier, or at the same time and ends later.
-		e := event(&evs[i])
+		e = event(&evs[i])
 		if e.TsUs < next.TsUs || e.TsUs == next.TsUs && e.TsUs+e.DurUs > next.TsUs+next.DurUs {
 			yield(&e)
 			i++
@@ -64,12 +66,12 @@ func eachThreadEvent(p *profile.Profile, t profile.ThreadID, cs []calls.Call, yi
 		}
 	}
 	for ; i < len(evs); i++ {
-		e := event(&evs[i])
+		e = event(&evs[i])
 		yield(&e)
 	}
 	for ; j < len(cs); j++ {
-		c := call(&cs[j])
-		yield(&c)
+		next = call(&cs[j])
+		yield(&next)
 	}
 }
 
