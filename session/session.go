@@ -200,6 +200,13 @@ type lazy[T any] struct {
 	err  error
 }
 
+// peek returns the value if it was computed without error.
+func (l *lazy[T]) peek() (T, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.v, l.done && l.err == nil
+}
+
 func (l *lazy[T]) get(ctx context.Context, compute func() (T, error)) (T, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

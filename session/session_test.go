@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -249,11 +250,37 @@ func TestTreesParallel(t *testing.T) {
 	}
 }
 
-// TestFlameEntriesLater checks that a trace's flame-chart entries asked for
-// after its calls were integrated without them (Options.FlameEntries unset,
-// as a summary loads) are the ones the single pass gives, and the calls the
-// same either way.
-func TestFlameEntriesLater(t *testing.T) {
+// TestTreeStreamed checks that a trace thread's tree built from its entries
+// as they are merged (nothing held yet) is the one built from the entries
+// held (TreeEntries asked first).
+func TestTreeStreamed(t *testing.T) {
+	path := generatedTrace(t)
+	ctx := context.Background()
+	streamed, held := loadTrace(t, path, session.Options{}), loadTrace(t, path, session.Options{})
+	for i, th := range held.Threads() {
+		if _, err := th.TreeEntries(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want, err := th.Tree(ctx, view.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := streamed.Threads()[i].Tree(ctx, view.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.TopDown) < 2 {
+			t.Errorf("thread %d: an empty tree", i)
+		}
+		if !reflect.DeepEqual(got.TopDown, want.TopDown) || !reflect.DeepEqual(got.Funcs, want.Funcs) || !reflect.DeepEqual(got.NodeSelf, want.NodeSelf) || got.Calls != want.Calls {
+			t.Errorf("thread %d: the tree built as the entries are merged differs from the one built from them held", i)
+		}
+	}
+}
+
+// generatedTrace writes a small generated trace and returns its path.
+func generatedTrace(t *testing.T) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "trace.json")
 	f, err := os.Create(path)
 	if err != nil {
@@ -265,18 +292,29 @@ func TestFlameEntriesLater(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	load := func(flame bool) *session.Session {
-		s, err := session.Load(ctx, path, session.Options{FlameEntries: flame})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
+	return path
+}
+
+func loadTrace(t *testing.T, path string, opts session.Options) *session.Session {
+	t.Helper()
+	s, err := session.Load(context.Background(), path, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	one, later := load(true), load(false)
-	if len(one.Threads()) == 0 {
+	if len(s.Threads()) == 0 {
 		t.Fatal("the generated trace has no sampled thread")
 	}
+	return s
+}
+
+// TestFlameEntriesLater checks that a trace's flame-chart entries asked for
+// after its calls were integrated without them (Options.FlameEntries unset,
+// as a summary loads) are the ones the single pass gives, and the calls the
+// same either way.
+func TestFlameEntriesLater(t *testing.T) {
+	path := generatedTrace(t)
+	ctx := context.Background()
+	one, later := loadTrace(t, path, session.Options{FlameEntries: true}), loadTrace(t, path, session.Options{})
 	for i, th := range one.Threads() {
 		lt := later.Threads()[i]
 		wantCalls, err := th.Calls(ctx)

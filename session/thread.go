@@ -152,49 +152,61 @@ func (t *Thread) Origin(ctx context.Context) (profile.Time, error) {
 // style; zero-length entries left out, as forEachEvent skips them).
 func (t *Thread) TreeEntries(ctx context.Context) ([]calltree.Entry, error) {
 	return t.entries.get(ctx, func() ([]calltree.Entry, error) {
-		cs, err := t.Calls(ctx)
-		if err != nil {
-			return nil, err
-		}
-		p := t.s.Profile
-		r := t.Info().Events
-		evs := p.Events[r.Start:r.End]
-		keep := t.eventFilter()
-		out := make([]calltree.Entry, 0, len(cs)+len(evs))
-		call := func(c *calls.Call) {
-			if c.Dur > 0 {
-				out = append(out, calltree.Entry{Frame: p.Nodes[c.Node].Frame, Node: c.Node, Start: c.Start, Dur: c.Dur})
-			}
-		}
-		event := func(e *profile.Event) {
-			if e.Dur > 0 && keep(e) {
-				out = append(out, calltree.Entry{Frame: t.s.eventFrame[e.Name], Node: profile.NoNode, Start: e.Start, Dur: e.Dur})
-			}
-		}
-		// mergeEventsInOrder: by start, then the later end first; on a tie
-		// the call first.
-		i, j := 0, 0
-		for i < len(evs) && j < len(cs) {
-			e, c := &evs[i], &cs[j]
-			if e.Start < c.Start || e.Start == c.Start && e.End() > c.Start+c.Dur {
-				event(e)
-				i++
-			} else {
-				call(c)
-				j++
-			}
-			if (i+j)&0xffff == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-		}
-		for ; i < len(evs); i++ {
-			event(&evs[i])
-		}
-		for ; j < len(cs); j++ {
-			call(&cs[j])
-		}
-		return out, nil
+		var out []calltree.Entry
+		err := t.eachTreeEntry(ctx, func(n int) { out = make([]calltree.Entry, 0, n) }, func(e *calltree.Entry) { out = append(out, *e) })
+		return out, err
 	})
+}
+
+// eachTreeEntry calls yield with each entry TreeEntries returns, in order,
+// without holding them (yield must not keep the pointer it gets); size is
+// first called with an upper bound of their number.
+func (t *Thread) eachTreeEntry(ctx context.Context, size func(int), yield func(*calltree.Entry)) error {
+	cs, err := t.Calls(ctx)
+	if err != nil {
+		return err
+	}
+	p := t.s.Profile
+	r := t.Info().Events
+	evs := p.Events[r.Start:r.End]
+	keep := t.eventFilter()
+	size(len(cs) + len(evs))
+	var en calltree.Entry // overwritten: one allocation, not one per entry
+	call := func(c *calls.Call) {
+		if c.Dur > 0 {
+			en = calltree.Entry{Frame: p.Nodes[c.Node].Frame, Node: c.Node, Start: c.Start, Dur: c.Dur}
+			yield(&en)
+		}
+	}
+	event := func(e *profile.Event) {
+		if e.Dur > 0 && keep(e) {
+			en = calltree.Entry{Frame: t.s.eventFrame[e.Name], Node: profile.NoNode, Start: e.Start, Dur: e.Dur}
+			yield(&en)
+		}
+	}
+	// mergeEventsInOrder: by start, then the later end first; on a tie
+	// the call first.
+	i, j := 0, 0
+	for i < len(evs) && j < len(cs) {
+		e, c := &evs[i], &cs[j]
+		if e.Start < c.Start || e.Start == c.Start && e.End() > c.Start+c.Dur {
+			event(e)
+			i++
+		} else {
+			call(c)
+			j++
+		}
+		if (i+j)&0xffff == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	for ; i < len(evs); i++ {
+		event(&evs[i])
+	}
+	for ; j < len(cs); j++ {
+		call(&cs[j])
+	}
+	return nil
 }
 
 // eventFilter returns DevTools' default filters of the trees:
@@ -366,14 +378,25 @@ func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*treeRe
 		}
 		return r, nil
 	}
-	es, err := t.TreeEntries(ctx)
-	if err != nil {
-		return nil, err
+	// The entries as they are merged, unless they are held already: a
+	// command that builds one tree does not hold them (on the 2 GB trace,
+	// 106 MB at its peak); what needs them again (a window, stacks) merges
+	// them again, once.
+	var tree *calltree.Tree
+	if es, ok := t.entries.peek(); ok {
+		tree = calltree.FromEntries(t.s.Profile, t.ID, es, from, to)
+	} else {
+		var b *calltree.EntryBuilder
+		err := t.eachTreeEntry(ctx, func(int) { b = calltree.NewEntryBuilder(t.s.Profile, t.ID, from, to) }, func(e *calltree.Entry) { b.Add(e) })
+		if err != nil {
+			return nil, err
+		}
+		tree = b.Finish()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &treeResult{tree: calltree.FromEntries(t.s.Profile, t.ID, es, from, to), from: from, to: to, fromEntries: true}, nil
+	return &treeResult{tree: tree, from: from, to: to, fromEntries: true}, nil
 }
 
 // stackCacheFrames bounds the frames Stacks keeps per thread for the paths

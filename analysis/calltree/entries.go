@@ -35,56 +35,83 @@ type Entry struct {
 // snapped to 1e-3 µs (what the calls of analysis/calls hold) the two agree
 // within 1e-6 ms.
 func FromEntries(p *profile.Profile, th profile.ThreadID, entries []Entry, from, to profile.Time) *Tree {
-	t := newTree(p, th)
-	type open struct {
-		node  int32
-		model profile.NodeID // the call's model node, or NoNode
-		end   profile.Time
-	}
-	stack := make([]open, 0, 64)
-	start := profile.NodeID(t.thread.Nodes.Start)
+	b := NewEntryBuilder(p, th, from, to)
 	for i := range entries {
-		e := &entries[i]
-		end := e.Start + e.Dur
-		if e.Dur == 0 || end < from || e.Start > to {
-			continue
-		}
-		for len(stack) > 0 && stack[len(stack)-1].end <= e.Start {
-			n := stack[len(stack)-1].node
-			stack = stack[:len(stack)-1]
-			t.onStack[t.TopDown[n].Func]--
-		}
-		parent := open{node: 0, model: profile.NoNode}
-		if len(stack) > 0 {
-			parent = stack[len(stack)-1]
-		}
-		d := min(end, to) - max(e.Start, from)
-		f := t.funcID(e.Frame)
-		n := t.child(parent.node, f)
-		nd := &t.TopDown[n]
-		nd.Total += d
-		nd.Self += d
-		nd.Calls++
-		if parent.node != 0 {
-			t.TopDown[parent.node].Self -= d
-		}
-		// Per model node and per (path, model node) too, for per-line costs.
-		if e.Node != profile.NoNode {
-			t.NodeSelf[e.Node-start] += d
-			t.pathSelf.add(n, int32(e.Node-start), d)
-		}
-		if parent.model != profile.NoNode {
-			t.NodeSelf[parent.model-start] -= d
-			t.pathSelf.add(parent.node, int32(parent.model-start), -d)
-		}
-		if t.onStack[f] == 0 {
-			t.Funcs[f].Total += d
-		}
-		t.onStack[f]++
-		t.Funcs[f].Calls++
-		t.Calls++
-		stack = append(stack, open{n, e.Node, end})
+		b.Add(&entries[i])
 	}
+	return b.Finish()
+}
+
+// EntryBuilder is FromEntries one entry at a time, for entries that are
+// made as they are walked and not held.
+type EntryBuilder struct {
+	t        *Tree
+	from, to profile.Time
+	stack    []openEntry
+	start    profile.NodeID
+}
+
+type openEntry struct {
+	node  int32
+	model profile.NodeID // the call's model node, or NoNode
+	end   profile.Time
+}
+
+// NewEntryBuilder returns a builder of the trees of thread th within the
+// window [from, to).
+func NewEntryBuilder(p *profile.Profile, th profile.ThreadID, from, to profile.Time) *EntryBuilder {
+	t := newTree(p, th)
+	return &EntryBuilder{t: t, from: from, to: to, stack: make([]openEntry, 0, 64), start: profile.NodeID(t.thread.Nodes.Start)}
+}
+
+// Add adds the next entry, in FromEntries' order.
+func (b *EntryBuilder) Add(e *Entry) {
+	t, from, to, start := b.t, b.from, b.to, b.start
+	end := e.Start + e.Dur
+	if e.Dur == 0 || end < from || e.Start > to {
+		return
+	}
+	stack := b.stack
+	for len(stack) > 0 && stack[len(stack)-1].end <= e.Start {
+		n := stack[len(stack)-1].node
+		stack = stack[:len(stack)-1]
+		t.onStack[t.TopDown[n].Func]--
+	}
+	parent := openEntry{node: 0, model: profile.NoNode}
+	if len(stack) > 0 {
+		parent = stack[len(stack)-1]
+	}
+	d := min(end, to) - max(e.Start, from)
+	f := t.funcID(e.Frame)
+	n := t.child(parent.node, f)
+	nd := &t.TopDown[n]
+	nd.Total += d
+	nd.Self += d
+	nd.Calls++
+	if parent.node != 0 {
+		t.TopDown[parent.node].Self -= d
+	}
+	// Per model node and per (path, model node) too, for per-line costs.
+	if e.Node != profile.NoNode {
+		t.NodeSelf[e.Node-start] += d
+		t.pathSelf.add(n, int32(e.Node-start), d)
+	}
+	if parent.model != profile.NoNode {
+		t.NodeSelf[parent.model-start] -= d
+		t.pathSelf.add(parent.node, int32(parent.model-start), -d)
+	}
+	if t.onStack[f] == 0 {
+		t.Funcs[f].Total += d
+	}
+	t.onStack[f]++
+	t.Funcs[f].Calls++
+	t.Calls++
+	b.stack = append(stack, openEntry{n, e.Node, end})
+}
+
+// Finish returns the trees of the entries added.
+func (b *EntryBuilder) Finish() *Tree {
+	t := b.t
 	// Self times are final only now: sum them per function.
 	for n := 1; n < len(t.TopDown); n++ {
 		nd := &t.TopDown[n]
