@@ -1,8 +1,10 @@
 package devtoolsstats
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -192,6 +194,65 @@ func TestStatsForTimeRange(t *testing.T) {
 			t.Errorf("series found unsorted with edges: %q, want only the case whose series goes back", unsorted)
 		}
 	})
+}
+
+// TestEdgesRandom compares the Summary that keeps only the points around a
+// window's edges with the full one, on random entries (nested, overlapping
+// their parent's end, of several categories, at whole and fractional
+// microseconds) and random windows, including the whole-trace window
+// ThreadWholeTrace asks for. A series that goes back in time must be
+// flagged, and both kinds must occur.
+func TestEdgesRandom(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	names := []string{"RunTask", "Layout", "Paint", "FunctionCall", "ParseHTML", "GCEvent"}
+	sorted, unsorted := 0, 0
+	for c := range 3000 {
+		var events []Event
+		at := profile.Time(0)
+		for range 1 + r.IntN(40) {
+			at += profile.Time(r.IntN(3000)) * 1000
+			if r.IntN(4) == 0 {
+				at += profile.Time(r.IntN(1000)) // not a whole µs
+			}
+			dur := profile.Time(r.IntN(8000)) * 1000
+			if r.IntN(8) == 0 {
+				dur = 0
+			}
+			events = append(events, Event{Start: at, Dur: dur, Category: Category(names[r.IntN(len(names))], "", false)})
+		}
+		slices.SortStableFunc(events, func(a, b Event) int {
+			if a.Start != b.Start {
+				return cmp.Compare(a.Start, b.Start)
+			}
+			return cmp.Compare(b.Start+b.Dur, a.Start+a.Dur)
+		})
+		lo, hi := events[0].Start, events[0].Start+events[0].Dur
+		for _, e := range events {
+			lo, hi = min(lo, e.Start), max(hi, e.Start+e.Dur)
+		}
+		windows := [][2]profile.Time{{lo, hi}, {lo - 5000, hi + 5000}}
+		for range 3 {
+			a, b := lo+profile.Time(r.Int64N(int64(hi-lo)+1)), lo+profile.Time(r.Int64N(int64(hi-lo)+1))
+			windows = append(windows, [2]profile.Time{min(a, b), max(a, b)})
+		}
+		full := Build(events)
+		for _, w := range windows {
+			s := buildEdges(events, w[0], w[1])
+			if s.unsorted {
+				unsorted++
+				continue
+			}
+			sorted++
+			if got, want := s.Range(w[0], w[1]), full.Range(w[0], w[1]); !maps.Equal(got, want) {
+				t.Fatalf("case %d, window %v: with edges %s, full %s", c, w, got.format(), want.format())
+			}
+		}
+	}
+	t.Logf("%d windows compared, %d left to the full form (a series went back)", sorted, unsorted)
+	if sorted == 0 || unsorted == 0 {
+		t.Errorf("%d sorted and %d unsorted cases: want both", sorted, unsorted)
+	}
 }
 
 // buildEdges is Build keeping only the points around the window's edges.
