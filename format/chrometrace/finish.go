@@ -177,12 +177,11 @@ func (r *reader) finish() (*profile.Profile, error) {
 		if t < 0 {
 			continue
 		}
-		dropped := int64(0)
+		given := int64(0) // the pages read again go back as they are passed
 		for _, off := range offs {
-			// The pages read again go back as they are passed.
-			if r.drop != nil && off-dropped >= releaseEvery {
-				r.drop(dropped, off)
-				dropped = off
+			if r.drop != nil && off-given >= releaseEvery {
+				r.drop(given, off)
+				given = off
 			}
 			e, id, args, err := r.readAgain(off, int32(rt))
 			if err != nil {
@@ -198,7 +197,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 			fill[t]++
 		}
 		if r.drop != nil && len(offs) > 0 {
-			r.drop(dropped, offs[len(offs)-1])
+			r.drop(given, offs[len(offs)-1])
 		}
 	}
 	r.deferred, r.deferredDur = nil, nil

@@ -999,9 +999,8 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 		if ph == 'B' {
 			dur = 0 // its E gives it one
 		}
-		// An I event keeps a dur it carries: DevTools' entries and treify
-		// use it as any event's (the enclosing call's self loses it).
 		if r.deferEvents && !r.threads[t].sampled {
+			// Its offset only (readAgain); a B event is still matched.
 			if ph == 'B' {
 				r.open = append(r.open, openB{event: -1, name: e.name, cat: e.cat, hasName: e.hasName, hasCat: e.hasCat, deferred: true, off: off, ts: e.ts})
 			}
@@ -1011,6 +1010,8 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 			r.deferred[t] = append(r.deferred[t], off)
 			return nil
 		}
+		// An I event keeps a dur it carries: DevTools' entries and treify
+		// use it as any event's (the enclosing call's self loses it).
 		if ph == 'B' {
 			ph = 'X'
 			r.open = append(r.open, openB{event: r.events.len(), name: e.name, cat: e.cat, hasName: e.hasName, hasCat: e.hasCat})
