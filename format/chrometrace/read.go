@@ -1373,9 +1373,10 @@ func (r *reader) markSampled(pid, tid []byte) {
 
 // deferEventsBytes is the input size from which events are deferred (a
 // variable for tests). Below it, reading the sampled thread's events again
-// (Chrome writes its Profile events last, so all of them are) costs more
-// time than the memory saved is worth: a 33 MB trace took 17% longer for
-// 4% less peak memory.
+// (Chrome writes its Profile events last, so all of them are) costs time
+// the memory saved does not repay: on the four 29–44 MB DevTools traces of
+// BENCHMARKS.md, 10% more time (geomean; web-dev +17%) for 9% less peak
+// memory.
 var deferEventsBytes = 256 << 20
 
 // readAgainCount counts the deferred events read again (for tests).
