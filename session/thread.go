@@ -36,9 +36,8 @@ type Thread struct {
 }
 
 type integrated struct {
-	calls      []calls.Call
-	entries    []calls.Entry
-	hasEntries bool // entries were computed (a trace thread, Options.FlameEntries)
+	calls   []calls.Call
+	entries []calls.Entry // a trace thread's, with Options.FlameEntries
 }
 
 // Session returns the thread's session.
@@ -77,7 +76,7 @@ func (t *Thread) integrated(ctx context.Context) (integrated, error) {
 			return integrated{calls: tl.Integrate(t.s.opts.Integrate)}, nil
 		}
 		cs, es := tl.IntegrateEntries(t.s.opts.Integrate)
-		return integrated{calls: cs, entries: es, hasEntries: true}, nil
+		return integrated{calls: cs, entries: es}, nil
 	})
 }
 
@@ -92,7 +91,7 @@ func (t *Thread) Calls(ctx context.Context) ([]calls.Call, error) {
 // thread (nil for a bare .cpuprofile, whose flame chart is its calls).
 func (t *Thread) FlameEntries(ctx context.Context) ([]calls.Entry, error) {
 	in, err := t.integrated(ctx)
-	if err != nil || in.hasEntries {
+	if err != nil || t.s.opts.FlameEntries {
 		return in.entries, err
 	}
 	tl, err := t.Timeline(ctx)
@@ -152,16 +151,19 @@ func (t *Thread) Origin(ctx context.Context) (profile.Time, error) {
 // style; zero-length entries left out, as forEachEvent skips them).
 func (t *Thread) TreeEntries(ctx context.Context) ([]calltree.Entry, error) {
 	return t.entries.get(ctx, func() ([]calltree.Entry, error) {
-		var out []calltree.Entry
-		err := t.eachTreeEntry(ctx, func(n int) { out = make([]calltree.Entry, 0, n) }, func(e *calltree.Entry) { out = append(out, *e) })
+		cs, err := t.Calls(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]calltree.Entry, 0, len(cs)+t.Info().Events.Len())
+		err = t.eachTreeEntry(ctx, func(e *calltree.Entry) { out = append(out, *e) })
 		return out, err
 	})
 }
 
 // eachTreeEntry calls yield with each entry TreeEntries returns, in order,
-// without holding them (yield must not keep the pointer it gets); size is
-// first called with an upper bound of their number.
-func (t *Thread) eachTreeEntry(ctx context.Context, size func(int), yield func(*calltree.Entry)) error {
+// without holding them (yield must not keep the pointer it gets).
+func (t *Thread) eachTreeEntry(ctx context.Context, yield func(*calltree.Entry)) error {
 	cs, err := t.Calls(ctx)
 	if err != nil {
 		return err
@@ -170,7 +172,6 @@ func (t *Thread) eachTreeEntry(ctx context.Context, size func(int), yield func(*
 	r := t.Info().Events
 	evs := p.Events[r.Start:r.End]
 	keep := t.eventFilter()
-	size(len(cs) + len(evs))
 	var en calltree.Entry // overwritten: one allocation, not one per entry
 	call := func(c *calls.Call) {
 		if c.Dur > 0 {
@@ -386,9 +387,8 @@ func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*treeRe
 	if es, ok := t.entries.peek(); ok {
 		tree = calltree.FromEntries(t.s.Profile, t.ID, es, from, to)
 	} else {
-		var b *calltree.EntryBuilder
-		err := t.eachTreeEntry(ctx, func(int) { b = calltree.NewEntryBuilder(t.s.Profile, t.ID, from, to) }, func(e *calltree.Entry) { b.Add(e) })
-		if err != nil {
+		b := calltree.NewEntryBuilder(t.s.Profile, t.ID, from, to)
+		if err := t.eachTreeEntry(ctx, b.Add); err != nil {
 			return nil, err
 		}
 		tree = b.Finish()

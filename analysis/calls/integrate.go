@@ -260,7 +260,6 @@ func (m *merger) next() {
 
 // walk is buildProfileCalls: the merged walk with a stack of open events.
 func (it *integrator) walk() {
-	it.calls = callStore{}
 	var parents []int32 // open trace events
 	for m := it.newMerger(it.tl.Len(), true); m.ok; {
 		e := m.cur

@@ -138,7 +138,13 @@ type Summary struct {
 	unsorted bool // with edges: a series went back in time, so its points are not enough
 }
 
-func newSummary() *Summary { return &Summary{index: map[string]int{}, prev: -1} }
+// build walks the entries events yields, keeping every change point, or
+// with edges only the points around them.
+func build(edges *[2]profile.Time, events func(yield func(*Event))) *Summary {
+	s := &Summary{index: map[string]int{}, prev: -1, edges: edges}
+	s.walk(events)
+	return s
+}
 
 // Build builds the Summary of a thread whose entries are events, in
 // DevTools' order (see StatsForTimeRange).
@@ -159,13 +165,16 @@ func newSummary() *Summary { return &Summary{index: map[string]int{}, prev: -1} 
 //     the "previous change" back; a category's series never gets two points
 //     at the same time in a row.
 func Build(events []Event) *Summary {
-	s := newSummary()
-	s.walk(func(yield func(*Event)) {
+	return build(nil, eachOf(events))
+}
+
+// eachOf yields the elements of events in order.
+func eachOf(events []Event) func(yield func(*Event)) {
+	return func(yield func(*Event)) {
 		for i := range events {
 			yield(&events[i])
 		}
-	})
-	return s
+	}
 }
 
 // Range returns the breakdown of the window [start, end]:
@@ -200,13 +209,12 @@ func (s *Summary) Range(start, end profile.Time) Stats {
 
 // series is the cumulative time of one category at its change points.
 type series struct {
-	pts     []cumulative
-	lastKey float64 // DevTools' time of the last point, float ms
-	// With Summary.edges, instead of pts: the number of points, the last,
-	// and for each edge the last point at or before it and the first after
-	// it (valid while the series is sorted).
-	n    int
-	last cumulative
+	pts     []cumulative // every point, without Summary.edges
+	lastKey float64      // DevTools' time of the last point, float ms
+	n       int          // the number of points
+	last    cumulative   // the last point
+	// With Summary.edges: for each edge the last point at or before it and
+	// the first after it (valid while the series is sorted).
 	near [2][2]cumulative
 	seen [2][2]bool
 }
@@ -216,29 +224,21 @@ type series struct {
 func (s *series) add(pt cumulative, edges *[2]profile.Time) bool {
 	if edges == nil {
 		s.pts = append(s.pts, pt)
-		return true
-	}
-	if s.n > 0 && pt.t < s.last.t {
-		return false
-	}
-	for k, e := range edges {
-		if pt.t <= e {
-			s.near[k][0], s.seen[k][0] = pt, true
-		} else if !s.seen[k][1] {
-			s.near[k][1], s.seen[k][1] = pt, true
+	} else {
+		if s.n > 0 && pt.t < s.last.t {
+			return false
+		}
+		for k, e := range edges {
+			if pt.t <= e {
+				s.near[k][0], s.seen[k][0] = pt, true
+			} else if !s.seen[k][1] {
+				s.near[k][1], s.seen[k][1] = pt, true
+			}
 		}
 	}
 	s.n++
 	s.last = pt
 	return true
-}
-
-// lastPoint returns the series' last point (n > 0).
-func (s *series) lastPoint(edges bool) cumulative {
-	if edges {
-		return s.last
-	}
-	return s.pts[len(s.pts)-1]
 }
 
 // atEdge is at(t) of a sorted series, t being edges[k]: the bisection's upper bound
@@ -326,13 +326,12 @@ const none = -1 // no open entry
 // previous change, up to p.
 func (s *Summary) update(c int, p point) {
 	se := &s.series[c]
-	n := len(se.pts) + se.n
-	if n > 0 && se.lastKey == p.key || s.last.key > p.key {
+	if se.n > 0 && se.lastKey == p.key || s.last.key > p.key {
 		return
 	}
 	var v profile.Time
-	if n > 0 {
-		v = se.lastPoint(s.edges != nil).v
+	if se.n > 0 {
+		v = se.last.v
 	}
 	if !se.add(cumulative{p.t, v + p.t - s.last.t}, s.edges) {
 		s.unsorted = true

@@ -257,14 +257,7 @@ func TestEdgesRandom(t *testing.T) {
 
 // buildEdges is Build keeping only the points around the window's edges.
 func buildEdges(events []Event, start, end profile.Time) *Summary {
-	s := newSummary()
-	s.edges = &[2]profile.Time{start, end}
-	s.walk(func(yield func(*Event)) {
-		for i := range events {
-			yield(&events[i])
-		}
-	})
-	return s
+	return build(&[2]profile.Time{start, end}, eachOf(events))
 }
 
 func TestSummaryRangeReuse(t *testing.T) {

@@ -177,16 +177,14 @@ func wholeTrace(st Stats, bounds [2]profile.Time) Stats {
 func ThreadWholeTrace(p *profile.Profile, t profile.ThreadID, cs []calls.Call, bounds [2]profile.Time) Stats {
 	lo, hi := bounds[0], bounds[1]
 	r := p.Threads[t].Events
-	for i := range p.Events[r.Start:r.End] {
-		e := &p.Events[int(r.Start)+i]
-		lo, hi = min(lo, e.Start), max(hi, e.Start+e.Dur)
+	evs := p.Events[r.Start:r.End]
+	for i := range evs {
+		lo, hi = min(lo, evs[i].Start), max(hi, evs[i].End())
 	}
 	for i := range cs {
 		lo, hi = min(lo, cs[i].Start), max(hi, cs[i].Start+cs[i].Dur)
 	}
-	s := newSummary()
-	s.edges = &[2]profile.Time{lo, hi}
-	s.walk(func(yield func(*Event)) { eachThreadEvent(p, t, cs, yield) })
+	s := build(&[2]profile.Time{lo, hi}, func(yield func(*Event)) { eachThreadEvent(p, t, cs, yield) })
 	if s.unsorted {
 		return WholeTrace(ThreadEvents(p, t, cs), bounds)
 	}

@@ -114,7 +114,7 @@ type parser struct {
 	traceIDs    map[int64]int64
 	prefix      string
 	chunkStart  int         // index of the current chunk's first node
-	chunks      chunkArrays // the chunks' samples and deltas, not yet joined
+	chunks      chunkArrays // the chunks' samples, deltas and lines, not yet joined
 	lenient     bool        // drop samples naming unknown nodes (trace chunks) instead of failing
 
 	tail    *tailArrays              // samples and timeDeltas read ahead, in parallel
@@ -122,8 +122,8 @@ type parser struct {
 	drop    func(lo, hi int64)
 }
 
-// chunkArrays are the samples and time deltas of a trace's chunks, kept
-// until the profile is appended (Assembler.AddSamples).
+// chunkArrays are the samples, time deltas, lines and columns of a trace's
+// chunks, kept until they are joined (Assembler.AddSamples, joinChunks).
 type chunkArrays struct {
 	samples, deltas   [][]int64
 	nSamples, nDeltas int

@@ -766,19 +766,12 @@ func Grow[S ~[]E, E any](s S, n int) S {
 // array of anything else it is only a guess. Go's bytes functions scan at
 // memory speed.
 //
-// With Drop set, the array is counted by stretches of ReleaseEvery bytes,
-// and each stretch after the first is dropped once counted: counting the
+// The array is counted by stretches of ReleaseEvery bytes and, with Drop
+// set, each stretch after the first is dropped once counted: counting the
 // samples of a 246 MB recording otherwise brings the whole file into
 // memory ahead of the reader, which gives it back only as it goes.
 func (s *Scanner) CountElems() int {
 	rest := s.data[s.pos:]
-	if s.Drop == nil {
-		end := bytes.IndexByte(rest, ']')
-		if end < 0 {
-			return 0
-		}
-		return bytes.Count(rest[:end], []byte{','}) + 1
-	}
 	n := 0
 	for off := 0; off < len(rest); off += ReleaseEvery {
 		part := rest[off:min(off+ReleaseEvery, len(rest))]
@@ -786,7 +779,7 @@ func (s *Scanner) CountElems() int {
 			return n + bytes.Count(part[:end], []byte{','}) + 1
 		}
 		n += bytes.Count(part, []byte{','})
-		if off > 0 {
+		if off > 0 && s.Drop != nil {
 			s.Drop(int64(s.pos+off), int64(s.pos+off+len(part)))
 		}
 	}
