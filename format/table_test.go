@@ -384,9 +384,9 @@ func sampleStacks(p *profile.Profile) []profile.ThreadStacks {
 	ss := p.ThreadSamples(0)
 	return []profile.ThreadStacks{{Stacks: func(yield func(*profile.Stack) bool) {
 		for i, n := range ss.Node {
-			st := profile.Stack{Time: ss.Time[i], Weight: p.Threads[0].End - ss.Time[i]}
+			st := profile.Stack{Time: ss.Time.At(i), Weight: p.Threads[0].End - ss.Time.At(i)}
 			if i+1 < len(ss.Node) {
-				st.Weight = ss.Time[i+1] - ss.Time[i]
+				st.Weight = ss.Time.At(i+1) - ss.Time.At(i)
 			}
 			for m := range p.Stack(n) {
 				st.Frames = append(st.Frames, p.Nodes[m].Frame)

@@ -459,7 +459,7 @@ func (m *merger) result(names []string, opts Options) *Result {
 		for i := 1; i < len(t.nodes); i++ {
 			if n := &t.nodes[i]; n.self > 0 {
 				p.Samples.Node = append(p.Samples.Node, profile.NodeID(base+int32(i)))
-				p.Samples.Time = append(p.Samples.Time, now)
+				p.Samples.Time.Append(now)
 				now += n.self
 			}
 		}

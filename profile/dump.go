@@ -56,7 +56,7 @@ func (p *Profile) String() string {
 	}
 	s := &p.Samples
 	for i := range s.Node {
-		fmt.Fprintf(&b, "sample %d node=%d t=%d", i, s.Node[i], s.Time[i])
+		fmt.Fprintf(&b, "sample %d node=%d t=%d", i, s.Node[i], s.Time.At(i))
 		if s.Line != nil {
 			fmt.Fprintf(&b, " line=%d", s.Line[i])
 		}

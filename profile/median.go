@@ -12,28 +12,28 @@ import (
 // of a 65,536-bucket histogram over the intervals, in linear time and
 // without copying them: sorting 35 M intervals took longer than the rest of
 // a summary.
-func MedianInterval(series ...[]Time) Time {
+func MedianInterval(series ...Times) Time {
 	// From parallelMedian intervals, each pass runs over two halves at
 	// once: the longest series is cut in two (at a time both halves share,
 	// so no interval is lost or counted twice).
 	parts := series
 	total, longest := 0, -1
 	for i, times := range series {
-		total += len(times)
-		if longest < 0 || len(times) > len(series[longest]) {
+		total += times.Len()
+		if longest < 0 || times.Len() > series[longest].Len() {
 			longest = i
 		}
 	}
-	var halves [2][][]Time
-	split := total >= parallelMedian && longest >= 0 && len(series[longest]) >= 4
+	var halves [2][]Times
+	split := total >= parallelMedian && longest >= 0 && series[longest].Len() >= 4
 	if split {
 		times := series[longest]
-		mid := len(times) / 2
-		halves[0] = append(append([][]Time{}, series[:longest]...), times[:mid+1])
-		halves[1] = append([][]Time{times[mid:]}, series[longest+1:]...)
+		mid := times.Len() / 2
+		halves[0] = append(append([]Times{}, series[:longest]...), times.Slice(0, mid+1))
+		halves[1] = append([]Times{times.Slice(mid, times.Len())}, series[longest+1:]...)
 	}
 	// both runs fn on the parts, or on each half at once.
-	both := func(fn func(half int, parts [][]Time)) {
+	both := func(fn func(half int, parts []Times)) {
 		if !split {
 			fn(0, parts)
 			return
@@ -44,7 +44,7 @@ func MedianInterval(series ...[]Time) Time {
 		wg.Wait()
 	}
 	lo, hi, count := [2]Time{math.MaxInt64, math.MaxInt64}, [2]Time{}, [2]int{}
-	both(func(h int, parts [][]Time) { lo[h], hi[h], count[h] = intervalRange(parts) })
+	both(func(h int, parts []Times) { lo[h], hi[h], count[h] = intervalRange(parts) })
 	lo0, hi0, n := min(lo[0], lo[1]), max(hi[0], hi[1]), count[0]+count[1]
 	if n == 0 {
 		return 0
@@ -53,7 +53,7 @@ func MedianInterval(series ...[]Time) Time {
 	hist := new([2][1 << 16]int)
 	for {
 		shift := max(0, bits.Len64(uint64(hi0-lo0))-16)
-		both(func(h int, parts [][]Time) { histogram(&hist[h], parts, lo0, hi0, shift) })
+		both(func(h int, parts []Times) { histogram(&hist[h], parts, lo0, hi0, shift) })
 		b := 0
 		for ; k >= hist[0][b]+hist[1][b]; b++ {
 			k -= hist[0][b] + hist[1][b]
@@ -68,28 +68,67 @@ func MedianInterval(series ...[]Time) Time {
 
 // intervalRange returns the least and the greatest positive interval of
 // parts, and their number (math.MaxInt64, 0, 0 without any).
-func intervalRange(parts [][]Time) (lo, hi Time, n int) {
+func intervalRange(parts []Times) (lo, hi Time, n int) {
 	lo = math.MaxInt64
+	var buf [blockLen]Time
 	for _, times := range parts {
-		for i := 1; i < len(times); i++ {
-			if dt := times[i] - times[i-1]; dt > 0 {
-				lo, hi, n = min(lo, dt), max(hi, dt), n+1
+		eachInterval(times, &buf, func(dts []Time) {
+			for _, dt := range dts {
+				if dt > 0 {
+					lo, hi, n = min(lo, dt), max(hi, dt), n+1
+				}
 			}
-		}
+		})
 	}
 	return lo, hi, n
 }
 
 // histogram counts the positive intervals of parts in [lo, hi] into h,
 // by (dt-lo)>>shift.
-func histogram(h *[1 << 16]int, parts [][]Time, lo, hi Time, shift int) {
+func histogram(h *[1 << 16]int, parts []Times, lo, hi Time, shift int) {
 	clear(h[:])
+	var buf [blockLen]Time
 	for _, times := range parts {
-		for i := 1; i < len(times); i++ {
-			if dt := times[i] - times[i-1]; dt >= lo && dt <= hi {
-				h[(dt-lo)>>shift]++
+		eachInterval(times, &buf, func(dts []Time) {
+			for _, dt := range dts {
+				if dt >= lo && dt <= hi {
+					h[(dt-lo)>>shift]++
+				}
 			}
+		})
+	}
+}
+
+// eachInterval calls fn with the intervals between consecutive times, up
+// to a block of them at a time in buf.
+func eachInterval(times Times, buf *[blockLen]Time, fn func(dts []Time)) {
+	if w := times.wide; w != nil {
+		for len(w) > 1 {
+			n := min(len(w)-1, blockLen)
+			for i := range n {
+				buf[i] = w[i+1] - w[i]
+			}
+			fn(buf[:n])
+			w = w[n:]
 		}
+		return
+	}
+	if times.Len() == 0 {
+		return
+	}
+	// Block by block, from the block of the column's second time.
+	prev := times.At(0)
+	us, first := times.us[1:], times.off+1
+	for len(us) > 0 {
+		n := min(len(us), blockLen-first&(blockLen-1))
+		base := times.bases[first>>blockBits]
+		for i, d := range us[:n] {
+			t := base + Time(d)*1000
+			buf[i] = t - prev
+			prev = t
+		}
+		fn(buf[:n])
+		us, first = us[n:], first+n
 	}
 }
 

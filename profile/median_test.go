@@ -41,16 +41,19 @@ func TestMedianInterval(t *testing.T) {
 				slices.Sort(d)
 				want = d[len(d)/2]
 			}
-			for _, split := range []int{1 << 62, 0} { // in one pass, and in halves
-				parallelMedian = split
-				if got := MedianInterval(times); got != want {
-					t.Errorf("%s, %d times (split from %d): median %d, want %d", tc.name, n, split, got, want)
-				}
-				// The same intervals as two series, cut anywhere.
-				if n > 2 {
-					cut := 1 + r.IntN(n-1)
-					if got := MedianInterval(times[:cut], times[cut-1:]); got != want {
-						t.Errorf("%s, %d times cut at %d (split from %d): median %d, want %d", tc.name, n, cut, split, got, want)
+			// The column as nanoseconds, and compact when the times allow.
+			for _, col := range []Times{WideTimes(times), MakeTimes(times...)} {
+				for _, split := range []int{1 << 62, 0} { // in one pass, and in halves
+					parallelMedian = split
+					if got := MedianInterval(col); got != want {
+						t.Errorf("%s, %d times (compact %t, split from %d): median %d, want %d", tc.name, n, col.Compact(), split, got, want)
+					}
+					// The same intervals as two series, cut anywhere.
+					if n > 2 {
+						cut := 1 + r.IntN(n-1)
+						if got := MedianInterval(col.Slice(0, cut), col.Slice(cut-1, n)); got != want {
+							t.Errorf("%s, %d times cut at %d (compact %t, split from %d): median %d, want %d", tc.name, n, cut, col.Compact(), split, got, want)
+						}
 					}
 				}
 			}
@@ -62,8 +65,8 @@ func TestMedianInterval(t *testing.T) {
 // TestMedianIntervalSeries checks that the intervals of several series are
 // pooled (not the gap between one series' end and the next one's start).
 func TestMedianIntervalSeries(t *testing.T) {
-	a := []Time{0, 10, 20, 30}    // 10, 10, 10
-	b := []Time{1000, 1005, 1007} // 5, 2
+	a := WideTimes([]Time{0, 10, 20, 30})    // 10, 10, 10
+	b := WideTimes([]Time{1000, 1005, 1007}) // 5, 2
 	if got := MedianInterval(a, b); got != 10 {
 		t.Errorf("median of 10,10,10,5,2 = %d, want 10", got)
 	}

@@ -139,7 +139,7 @@ type TraceID struct {
 // Rows are grouped by thread (Thread.Samples) and sorted by time within a thread.
 type Samples struct {
 	Node []NodeID
-	Time []Time
+	Time Times
 	// Line is the 1-based source line of each sample (0 = none), or nil when the
 	// input has no per-sample lines.
 	Line []int32
@@ -318,7 +318,7 @@ func (p *Profile) FunctionKey(f FrameID) FunctionKey {
 // ThreadSamples returns thread t's sample columns as subslices of p.Samples.
 func (p *Profile) ThreadSamples(t ThreadID) Samples {
 	r := p.Threads[t].Samples
-	s := Samples{Node: p.Samples.Node[r.Start:r.End], Time: p.Samples.Time[r.Start:r.End]}
+	s := Samples{Node: p.Samples.Node[r.Start:r.End], Time: p.Samples.Time.Slice(int(r.Start), int(r.End))}
 	if p.Samples.Line != nil {
 		s.Line = p.Samples.Line[r.Start:r.End]
 	}

@@ -29,7 +29,7 @@ func (p *Profile) Validate() error {
 	}
 	nf := FrameID(len(p.Frames))
 	s := &p.Samples
-	if len(s.Time) != len(s.Node) || (s.Line != nil && len(s.Line) != len(s.Node)) ||
+	if s.Time.Len() != len(s.Node) || (s.Line != nil && len(s.Line) != len(s.Node)) ||
 		(s.Column != nil && len(s.Column) != len(s.Node)) ||
 		(s.Category != nil && len(s.Category) != len(s.Node)) || (s.Subcategory != nil && len(s.Subcategory) != len(s.Node)) {
 		return errors.New("profile: sample columns differ in length")
@@ -66,9 +66,9 @@ func (p *Profile) Validate() error {
 			if n := s.Node[i]; n < NodeID(t.Nodes.Start) || n >= NodeID(t.Nodes.End) {
 				return fmt.Errorf("profile: sample %d: node %d outside thread %d", i, n, ti)
 			}
-			if i > t.Samples.Start && s.Time[i] < s.Time[i-1] {
-				return fmt.Errorf("profile: sample %d: time goes backwards", i)
-			}
+		}
+		if _, i := s.Time.Decreases(int(t.Samples.Start), int(t.Samples.End)); i >= 0 {
+			return fmt.Errorf("profile: sample %d: time goes backwards", i)
 		}
 	}
 	var nextEvent int32

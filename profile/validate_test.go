@@ -27,7 +27,7 @@ func TestValidateAccepts(t *testing.T) {
 			p.Events, p.EventArgs = p.Events[:3], p.EventArgs[:3]
 			p.Threads[1].Events = profile.Range{Start: 3, End: 3}
 		}},
-		{"equal sample times", func(p *profile.Profile) { p.Samples.Time[1] = p.Samples.Time[0] }},
+		{"equal sample times", func(p *profile.Profile) { p.Samples.Time.Set(1, p.Samples.Time.At(0)) }},
 		{"events with equal starts", func(p *profile.Profile) { p.Events[1].Start = p.Events[0].Start }},
 		{"zero-length event", func(p *profile.Profile) { p.Events[1].Dur = 0 }},
 		{"event frame kind", func(p *profile.Profile) { p.Frames[0].Kind = profile.KindEvent }},
@@ -52,7 +52,7 @@ func TestValidateAccepts(t *testing.T) {
 
 // sliceSamples returns rows [i, j) of every column of s that is set.
 func sliceSamples(s profile.Samples, i, j int) profile.Samples {
-	out := profile.Samples{Node: s.Node[i:j], Time: s.Time[i:j]}
+	out := profile.Samples{Node: s.Node[i:j], Time: s.Time.Slice(i, j)}
 	if s.Line != nil {
 		out.Line = s.Line[i:j]
 	}
@@ -92,7 +92,7 @@ func TestValidateRejects(t *testing.T) {
 		{"frame category", func(p *profile.Profile) { p.Frames[2].Category = profile.CategoryID(len(p.Categories)) }, "profile: frame 2: category 9 out of range"},
 
 		// Sample columns.
-		{"time column short", func(p *profile.Profile) { p.Samples.Time = p.Samples.Time[:7] }, "profile: sample columns differ in length"},
+		{"time column short", func(p *profile.Profile) { p.Samples.Time = p.Samples.Time.Slice(0, 7) }, "profile: sample columns differ in length"},
 		{"line column long", func(p *profile.Profile) { p.Samples.Line = append(p.Samples.Line, 0) }, "profile: sample columns differ in length"},
 		{"column column short", func(p *profile.Profile) { p.Samples.Column = p.Samples.Column[:1] }, "profile: sample columns differ in length"},
 		{"category column empty", func(p *profile.Profile) { p.Samples.Category = []profile.CategoryID{} }, "profile: sample columns differ in length"},
@@ -144,8 +144,8 @@ func TestValidateRejects(t *testing.T) {
 		{"sample in another thread", func(p *profile.Profile) { p.Samples.Node[1] = nMain1 }, "profile: sample 1: node 6 outside thread 0"},
 		{"sample before its thread", func(p *profile.Profile) { p.Samples.Node[6] = nGC0 }, "profile: sample 6: node 4 outside thread 1"},
 		{"sample node negative", func(p *profile.Profile) { p.Samples.Node[0] = profile.NoNode }, "profile: sample 0: node -1 outside thread 0"},
-		{"time backwards", func(p *profile.Profile) { p.Samples.Time[3] = 199 }, "profile: sample 3: time goes backwards"},
-		{"time backwards in the second thread", func(p *profile.Profile) { p.Samples.Time[7] = 149 }, "profile: sample 7: time goes backwards"},
+		{"time backwards", func(p *profile.Profile) { p.Samples.Time.Set(3, 199) }, "profile: sample 3: time goes backwards"},
+		{"time backwards in the second thread", func(p *profile.Profile) { p.Samples.Time.Set(7, 149) }, "profile: sample 7: time goes backwards"},
 
 		// Events.
 		{"first events not at 0", func(p *profile.Profile) { p.Threads[0].Events.Start = 1 }, "profile: thread 0: event range [1,3) not contiguous after 0"},

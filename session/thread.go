@@ -124,8 +124,8 @@ func (t *Thread) Window(ctx context.Context) (from, to profile.Time, err error) 
 		// sample is clipped there.
 		return th.Start, th.End, nil
 	}
-	if len(tl.Times) > 0 {
-		return tl.Times[0], tl.End, nil
+	if tl.Times.Len() > 0 {
+		return tl.Times.At(0), tl.End, nil
 	}
 	return 0, 0, nil
 }
@@ -137,8 +137,8 @@ func (t *Thread) Origin(ctx context.Context) (profile.Time, error) {
 	if err != nil {
 		return 0, err
 	}
-	if len(tl.Times) > 0 {
-		return tl.Times[0], nil
+	if tl.Times.Len() > 0 {
+		return tl.Times.At(0), nil
 	}
 	from, _, err := t.Window(ctx)
 	return from, err
@@ -372,7 +372,7 @@ func (t *Thread) baseTree(ctx context.Context, rFrom, rTo profile.Time) (*treeRe
 		// makes of an XS call graph, which overlap, it gives nonsense such
 		// as self above total, so jsprof keeps the walk's nesting there.)
 		r := &treeResult{from: from, to: to}
-		if len(tl.Times) == 0 || from <= tl.Times[0] && to >= tl.End {
+		if tl.Times.Len() == 0 || from <= tl.Times.At(0) && to >= tl.End {
 			r.tree = calltree.Build(tl)
 		} else {
 			r.tree = calltree.BuildWindow(tl, from, to)
@@ -589,11 +589,11 @@ func (t *Thread) CategoryTimes(ctx context.Context) ([]profile.Time, error) {
 // the median over the positive intervals).
 func (t *Thread) SampleIntervals() (mean, median profile.Time) {
 	times := t.s.Profile.ThreadSamples(t.ID).Time
-	n := len(times)
+	n := times.Len()
 	if n < 2 {
 		return 0, 0
 	}
-	mean = (times[n-1] - times[0]) / profile.Time(n-1)
+	mean = (times.At(n-1) - times.At(0)) / profile.Time(n-1)
 	return mean, profile.MedianInterval(times)
 }
 

@@ -153,14 +153,14 @@ func TestIntegrateRecursiveBlockingJS(t *testing.T) {
 	if th.Nodes.Len() != 153 || th.Samples.Len() != 39471 || th.Start != 287510826176000 || th.EndAsDevTools() != 287510847633000 {
 		t.Errorf("nodes %d samples %d start %d DevTools end %d", th.Nodes.Len(), th.Samples.Len(), th.Start, th.EndAsDevTools())
 	}
-	if last := p.ThreadSamples(0).Time[th.Samples.Len()-1]; th.End != last {
+	if last := p.Samples.Time.At(int(th.Samples.End) - 1); th.End != last {
 		t.Errorf("end %d, want the last sample's time %d (start + every chunk's deltas)", th.End, last)
 	}
 	if tl.GC < 0 || tl.Program < 0 || p.Nodes[tl.Node[tl.GC]].InputID != 36 || p.Nodes[tl.Node[tl.Program]].InputID != 2 {
 		t.Errorf("gc node %d, program node %d; want the nodes with ids 36 and 2", tl.GC, tl.Program)
 	}
 	// profileStartTime 287510835.138 ms and the extrapolated end 287515908.9025441 ms.
-	if got := tl.Times[0]; got != 287510835138000 {
+	if got := tl.Times.At(0); got != 287510835138000 {
 		t.Errorf("first sample at %d ns", got)
 	}
 	if got := tl.End.Millis(); got < 287515908.9025 || got > 287515908.9026 {

@@ -57,7 +57,7 @@ type Timeline struct {
 	// the end of the last sample (extrapolated by one average interval, as
 	// DevTools does; 0 without samples). TimeAt(i) is Times[i], or End for
 	// i = len(Times).
-	Times []profile.Time
+	Times profile.Times
 	End   profile.Time
 	// msEnd is End as DevTools holds it (float64 ms); msAt gives the others.
 	// Calls carry DevTools' float rounding, which exceeds 1e-3 µs on
@@ -94,7 +94,7 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 		}
 	}
 	// Not copied: 35 M samples are 280 MB of times.
-	tl.Times = ss.Time[:n:n]
+	tl.Times = ss.Time.Slice(0, n)
 	switch {
 	case n == 0:
 	case th.LastSampleEnd != 0:
@@ -103,13 +103,13 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 		// DevTools' average interval is NaN here; it falls back to endTime.
 		tl.End = th.EndAsDevTools()
 	default:
-		last, first := tl.Times[n-1], tl.Times[0]
+		last, first := tl.Times.At(n-1), tl.Times.At(0)
 		tl.End = last + roundDiv(last-first, profile.Time(n-1))
 	}
 	if n > 0 {
 		tl.msEnd = devtoolsMillis(tl.End)
 		if n >= 2 && th.LastSampleEnd == 0 {
-			last, first := devtoolsMillis(tl.Times[n-1]), devtoolsMillis(tl.Times[0])
+			last, first := devtoolsMillis(tl.Times.At(n-1)), devtoolsMillis(tl.Times.At(0))
 			tl.msEnd = last + (last-first)/float64(n-1)
 		}
 	}
@@ -119,10 +119,10 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 
 // TimeAt returns Times[i], or End for i = len(Times).
 func (tl *Timeline) TimeAt(i int) profile.Time {
-	if i == len(tl.Times) {
+	if i == tl.Times.Len() {
 		return tl.End
 	}
-	return tl.Times[i]
+	return tl.Times.At(i)
 }
 
 // WalkEnd returns the time at which Walk closes the calls still open after
@@ -134,7 +134,7 @@ func (tl *Timeline) TimeAt(i int) profile.Time {
 // must not be within two ulps (in ns) of half-way between two nanoseconds,
 // where the walk rounds call by call as float noise decides.
 func (tl *Timeline) WalkEnd() (profile.Time, bool) {
-	ms := tl.msAt(len(tl.Times))
+	ms := tl.msAt(tl.Times.Len())
 	if ms == 0 || math.IsNaN(ms) {
 		ms = devtoolsMillis(tl.Profile.Threads[tl.Thread].EndAsDevTools())
 	}
@@ -150,10 +150,10 @@ func (tl *Timeline) sameID(x, y int32) bool { return x >= 0 && y >= 0 && tl.Node
 
 // msAt returns Times[i] as DevTools holds it, in float64 ms.
 func (tl *Timeline) msAt(i int) float64 {
-	if i == len(tl.Times) {
+	if i == tl.Times.Len() {
 		return tl.msEnd
 	}
-	return devtoolsMillis(tl.Times[i])
+	return devtoolsMillis(tl.Times.At(i))
 }
 
 // devtoolsMillis converts t as DevTools does: µs (a JS number) divided by 1000.

@@ -64,7 +64,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	}
 	times := tl.Times
 	end, exact := tl.WalkEnd()
-	if tmax := max(abs(times[0]), abs(times[n-1]), abs(end)); !exact || tmax >= maxSampleTreeTime {
+	if tmax := max(abs(times.At(0)), abs(times.At(n-1)), abs(end)); !exact || tmax >= maxSampleTreeTime {
 		return nil
 	}
 
@@ -290,13 +290,17 @@ func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, 
 	for i := range lcas {
 		lcas[i].a = -1
 	}
+	var next profile.Time // time i, read as the end of sample i−1
+	if lo < hi {
+		next = times.At(lo)
+	}
 	for i := lo; i < hi; i++ {
 		x := samples.At(i)
-		t0 := times[i]
-		t1 := end
+		t0, t1 := next, end
 		if i+1 < n {
-			t1 = times[i+1]
+			t1 = times.At(i + 1)
 		}
+		next = t1
 		d := t1 - t0
 		if clip {
 			d = max(0, min(t1, to)-max(t0, from))
@@ -431,7 +435,7 @@ func (t *Tree) sampleIntervals(tl *calls.Timeline, from, to profile.Time, yield 
 			node = t.sampleTD[x]
 		}
 		prev = x
-		if !emit(times[i], node) {
+		if !emit(times.At(i), node) {
 			return
 		}
 	}

@@ -93,13 +93,13 @@ func TestSamplesMatchWalk(t *testing.T) {
 			for _, mid := range pts {
 				splitSamples = func(int, int) int { return mid }
 				compareTrees(t, fmt.Sprintf("%s (split at sample %d)", name, mid), fromSamples(tl, false, 0, 0), walk)
-				w := [2]profile.Time{tl.Times[0] + span3(tl), tl.End - span3(tl)}
+				w := [2]profile.Time{tl.Times.At(0) + span3(tl), tl.End - span3(tl)}
 				compareTrees(t, fmt.Sprintf("%s window (split at sample %d)", name, mid), fromSamples(tl, true, w[0], w[1]), buildWindowWalk(tl, w[0], w[1]))
 			}
 			splitSamples = defaultSplit
 			end := tl.End
-			span := end - tl.Times[0]
-			for _, w := range [][2]profile.Time{{tl.Times[0] - 1000, end + 1000}, {tl.Times[0] + span/3, tl.Times[0] + span/2}, {end + 10, end + 20}} {
+			span := end - tl.Times.At(0)
+			for _, w := range [][2]profile.Time{{tl.Times.At(0) - 1000, end + 1000}, {tl.Times.At(0) + span/3, tl.Times.At(0) + span/2}, {end + 10, end + 20}} {
 				wname := fmt.Sprintf("%s window %v", name, w)
 				got, want := fromSamples(tl, true, w[0], w[1]), buildWindowWalk(tl, w[0], w[1])
 				compareTrees(t, wname, got, want)
@@ -119,7 +119,7 @@ func TestSamplesMatchWalk(t *testing.T) {
 var defaultSplit = splitSamples
 
 // span3 is a third of the thread's time.
-func span3(tl *calls.Timeline) profile.Time { return (tl.End - tl.Times[0]) / 3 }
+func span3(tl *calls.Timeline) profile.Time { return (tl.End - tl.Times.At(0)) / 3 }
 
 // splitPoints returns samples to split tl's samples at: the second and the
 // last, the middle, and after the first GC sample, after the second of two

@@ -168,7 +168,7 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 		}
 		nodes := make([]nodeCat, len(tl.Node))
 		for i, x := range tl.SamplesIn(0, tl.Len()) {
-			open := sweep.At(tl.Times[i])
+			open := sweep.At(tl.Times.At(i))
 			var c profile.CategoryID
 			var sub uint8
 			if len(open) > 0 {
@@ -216,7 +216,7 @@ func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
 	if n == 0 {
 		return make([]profile.Time, len(p.Categories))
 	}
-	return TimesIn(p, tl, tl.Times[0], tl.End)
+	return TimesIn(p, tl, tl.Times.At(0), tl.End)
 }
 
 // TimesIn is Times with every sample clipped to [from, to].
@@ -225,6 +225,10 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 	sum := func(lo, hi int) []profile.Time {
 		out := make([]profile.Time, len(p.Categories))
 		samples := tl.Cursor(lo)
+		var next profile.Time // time i, read as the end of sample i−1
+		if lo < hi {
+			next = tl.TimeAt(lo)
+		}
 		for i := lo; i < hi; i++ {
 			var c profile.CategoryID
 			if perNode {
@@ -232,7 +236,9 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 			} else {
 				c = cats[i]
 			}
-			if d := min(tl.TimeAt(i+1), to) - max(tl.Times[i], from); int(c) < len(out) && d > 0 {
+			t0 := next
+			next = tl.TimeAt(i + 1)
+			if d := min(next, to) - max(t0, from); int(c) < len(out) && d > 0 {
 				out[c] += d
 			}
 		}

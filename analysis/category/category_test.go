@@ -78,7 +78,7 @@ func TestCorpusTimes(t *testing.T) {
 		for _, x := range times {
 			sum += x
 		}
-		if span := tl.End - tl.Times[0]; sum != span {
+		if span := tl.End - tl.Times.At(0); sum != span {
 			t.Errorf("thread %d: categories add up to %d ns, span is %d ns", tl.Thread, sum, span)
 		}
 		if times[profile.CatLayout] == 0 {
@@ -154,7 +154,7 @@ func TestAssignWithoutEvents(t *testing.T) {
 			t.Fatalf("sample %d: category %d/%d, its frame's %d/%d", i, cats[x], subs[x], c, sub)
 		}
 		kinds[c] = true
-		want[c] += tl.TimeAt(i+1) - tl.Times[i]
+		want[c] += tl.TimeAt(i+1) - tl.Times.At(i)
 	}
 	if len(kinds) < 3 {
 		t.Errorf("only %d categories among the samples: the test would not tell them apart", len(kinds))

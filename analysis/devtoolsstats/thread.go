@@ -1,8 +1,6 @@
 package devtoolsstats
 
 import (
-	"slices"
-
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -92,7 +90,7 @@ func eachThreadEvent(p *profile.Profile, t profile.ThreadID, cs []calls.Call, yi
 // them and rounds them away, instead of rebuilding them.
 type callMicros struct {
 	trace   bool
-	samples []profile.Time // the thread's sample times, sorted
+	samples profile.Times // the thread's sample times, sorted
 }
 
 func (m *callMicros) of(c *calls.Call) (ts, dur float64) {
@@ -107,7 +105,7 @@ func (m *callMicros) of(c *calls.Call) (ts, dur float64) {
 		ts = micros(c.Start)
 	}
 	x := micros(end)
-	if _, ok := slices.BinarySearch(m.samples, end); ok {
+	if i := m.samples.Search(end); i < m.samples.Len() && m.samples.At(i) == end {
 		x = devtoolsMillis(end) * 1000
 	}
 	return ts, max(x-ts, 0)

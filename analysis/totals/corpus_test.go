@@ -26,7 +26,7 @@ func TestXSCorpus(t *testing.T) {
 	}
 	th := &p.Threads[0]
 	ss := p.ThreadSamples(0)
-	sampled := th.End - ss.Time[0] // the sum of all durations
+	sampled := th.End - ss.Time.At(0) // the sum of all durations
 	if sampled != 3_067_235*us {
 		t.Fatalf("sampled time: got %v, want 3.067235s", sampled.Sub(0))
 	}

@@ -156,10 +156,10 @@ func nodeSelf(p *profile.Profile, t profile.ThreadID) []profile.Time {
 	ss := p.ThreadSamples(t)
 	for i, n := range ss.Node {
 		var d profile.Time
-		if i+1 < len(ss.Time) {
-			d = ss.Time[i+1] - ss.Time[i]
+		if i+1 < ss.Time.Len() {
+			d = ss.Time.At(i+1) - ss.Time.At(i)
 		} else {
-			d = max(th.End-ss.Time[i], 0)
+			d = max(th.End-ss.Time.At(i), 0)
 		}
 		self[n-profile.NodeID(th.Nodes.Start)] += d
 	}

@@ -276,7 +276,7 @@ func build(t testing.TB, shape profile.Shape, nodes []gnode, edges [][2]int, sam
 	}
 	for i, s := range samples {
 		p.Samples.Node = append(p.Samples.Node, profile.NodeID(s))
-		p.Samples.Time = append(p.Samples.Time, times[i])
+		p.Samples.Time.Append(times[i])
 		p.Nodes[s].HitCount++
 	}
 	p.Threads = append(p.Threads, profile.Thread{

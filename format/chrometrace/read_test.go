@@ -117,7 +117,7 @@ func TestChunkFractionalDeltas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := p.ThreadSamples(0).Time
+	got := p.ThreadSamples(0).Time.Wide()
 	want := []profile.Time{101_500, 101_501, 103_501}
 	if !slices.Equal(got, want) {
 		t.Errorf("sample times %v, want %v", got, want)

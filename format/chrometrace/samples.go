@@ -337,7 +337,7 @@ func (r *reader) appendTopSamples(threadOfKey map[threadKey]profile.ThreadID) er
 			}
 			prof.Nodes[n].HitCount++
 			prof.Samples.Node = append(prof.Samples.Node, n)
-			prof.Samples.Time = append(prof.Samples.Time, profile.TimeFromMicros(s.ts))
+			prof.Samples.Time.Append(profile.TimeFromMicros(s.ts))
 		}
 		last := int32(prof.Samples.Len())
 		th := profile.Thread{PID: r.numericID(k.pid), TID: r.numericID(k.tid), ProcessName: r.procName[k.pid],
@@ -346,7 +346,7 @@ func (r *reader) appendTopSamples(threadOfKey map[threadKey]profile.ThreadID) er
 			th.Name = r.threads[t].name
 		}
 		if last > first {
-			th.Start, th.End = prof.Samples.Time[first], prof.Samples.Time[last-1]
+			th.Start, th.End = prof.Samples.Time.At(int(first)), prof.Samples.Time.At(int(last-1))
 		}
 		if withLines := prof.Samples.Line != nil; withLines {
 			for range last - first {

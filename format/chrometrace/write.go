@@ -113,8 +113,8 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 		ss := p.ThreadSamples(t)
 		prev := th.Start
 		firstChunk := min(chunkSamples, len(ss.Node))
-		for k, st := range ss.Time {
-			if st == th.EndAsDevTools() && k+1 <= 4*chunkSamples {
+		for k := range ss.Time.Len() {
+			if st := ss.Time.At(k); st == th.EndAsDevTools() && k+1 <= 4*chunkSamples {
 				firstChunk = k + 1
 				break
 			}
@@ -144,8 +144,8 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 				if i > c {
 					b = append(b, ',')
 				}
-				b = jsonw.Micros(b, int64(ss.Time[i]-prev))
-				prev = ss.Time[i]
+				b = jsonw.Micros(b, int64(ss.Time.At(i)-prev))
+				prev = ss.Time.At(i)
 			}
 			b = append(b, ']')
 			if ss.Line != nil {

@@ -1248,11 +1248,11 @@ func (t *thread) add(n profile.NodeID, at profile.Time, ps *parser, v *value, pa
 		return ps.failf(v, path, "time beyond ±%d ns", int64(maxTime))
 	}
 	s := &ps.b.P.Samples
-	if k := len(s.Time); k > t.sampleFrom && s.Time[k-1] > at {
+	if k := s.Time.Len(); k > t.sampleFrom && s.Time.At(k-1) > at {
 		t.unsorted = true
 	}
 	s.Node = append(s.Node, n)
-	s.Time = append(s.Time, at)
+	s.Time.Append(at)
 	ps.b.P.Nodes[n].HitCount++
 	return nil
 }
@@ -1268,14 +1268,16 @@ func (ps *parser) endThread(t *thread, lastEnd profile.Time) {
 		for i := range idx {
 			idx[i] = from + i
 		}
-		slices.SortStableFunc(idx, func(a, b int) int { return compareTime(s.Time[a], s.Time[b]) })
+		slices.SortStableFunc(idx, func(a, b int) int { return compareTime(s.Time.At(a), s.Time.At(b)) })
 		nodes := make([]profile.NodeID, len(idx))
 		times := make([]profile.Time, len(idx))
 		for i, j := range idx {
-			nodes[i], times[i] = s.Node[j], s.Time[j]
+			nodes[i], times[i] = s.Node[j], s.Time.At(j)
 		}
 		copy(s.Node[from:], nodes)
-		copy(s.Time[from:], times)
+		for i, v := range times {
+			s.Time.Set(from+i, v)
+		}
 		p.Diagnostics.Add("firefox-unsorted-samples", 1, "samples of a thread were out of time order and have been sorted (thread %q)", t.info.name)
 	}
 	p.Diagnostics.Add("firefox-null-stack", t.nullStacks, "samples with a null stack were counted as samples of the thread's root")
@@ -1283,7 +1285,7 @@ func (ps *parser) endThread(t *thread, lastEnd profile.Time) {
 		Nodes:   profile.Range{Start: int32(t.root), End: int32(len(p.Nodes))},
 		Samples: profile.Range{Start: int32(from), End: int32(to)}}
 	if to > from {
-		th.Start, th.End = s.Time[from], s.Time[to-1]
+		th.Start, th.End = s.Time.At(from), s.Time.At(to-1)
 		if lastEnd > th.End {
 			th.End, th.LastSampleEnd = lastEnd, lastEnd
 		}

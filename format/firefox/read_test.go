@@ -127,7 +127,7 @@ func TestParseGeckoDetails(t *testing.T) {
 		t.Errorf("sample 4: node %d (parent %d, frame %q kind %v), want a native \"(root)\" under the root",
 			n, p.Nodes[n].Parent, p.Str(f.Name), f.Kind)
 	}
-	if got := p.Samples.Time[6]; got != 6e6 {
+	if got := p.Samples.Time.At(6); got != 6e6 {
 		t.Errorf("sample 6 at %d ns, want 6e6", got)
 	}
 }

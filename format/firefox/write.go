@@ -146,8 +146,8 @@ func Write(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks, opts 
 			return fmt.Errorf("thread %d: %w", ts.Thread, err)
 		}
 		times := p.ThreadSamples(ts.Thread).Time
-		for j := 1; j < len(times); j++ {
-			if d := times[j] - times[j-1]; d > 0 {
+		for j := 1; j < times.Len(); j++ {
+			if d := times.At(j) - times.At(j-1); d > 0 {
 				intervals = append(intervals, d)
 			}
 		}

@@ -78,7 +78,7 @@ func ParseProfile(r io.Reader) (*profile.Profile, error) {
 		}
 		p.Nodes[n].HitCount++
 		p.Samples.Node = append(p.Samples.Node, n)
-		p.Samples.Time = append(p.Samples.Time, t)
+		p.Samples.Time.Append(t)
 		if l.Weight > 1<<62-int64(t) {
 			return nil, fmt.Errorf("weights add up beyond %d ns", int64(1)<<62)
 		}

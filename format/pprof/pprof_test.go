@@ -220,7 +220,7 @@ func TestWriteMatchesCallTree(t *testing.T) {
 			agree := compareTimes(t, pprofTimes(pp, nil), want, sumTotal, multi)
 
 			times := p.ThreadSamples(0).Time
-			n := len(times)
+			n := times.Len()
 			from, to, err := a.s.Threads()[0].Window(t.Context())
 			if err != nil {
 				t.Fatal(err)
@@ -241,8 +241,8 @@ func TestWriteMatchesCallTree(t *testing.T) {
 			}
 			// The samples of distinct times in the window.
 			distinct := 0
-			for i, x := range times {
-				if x >= from && x < to && (i == 0 || x != times[i-1]) {
+			for i := range times.Len() {
+				if x := times.At(i); x >= from && x < to && (i == 0 || x != times.At(i-1)) {
 					distinct++
 				}
 			}
@@ -254,7 +254,7 @@ func TestWriteMatchesCallTree(t *testing.T) {
 			}
 			var deltas []int64
 			for i := 1; i < n; i++ {
-				if d := int64(times[i] - times[i-1]); d > 0 {
+				if d := int64(times.At(i) - times.At(i-1)); d > 0 {
 					deltas = append(deltas, d)
 				}
 			}
@@ -812,9 +812,9 @@ func TestParseOther(t *testing.T) {
 					f := q.NodeFrame(x)
 					st = append(st, fmt.Sprintf("%s@%s:%d", q.Str(f.Name), q.Str(f.URL), f.Line))
 				}
-				w := q.Threads[0].End - q.Samples.Time[i]
+				w := q.Threads[0].End - q.Samples.Time.At(i)
 				if i+1 < q.Samples.Len() {
-					w = q.Samples.Time[i+1] - q.Samples.Time[i]
+					w = q.Samples.Time.At(i+1) - q.Samples.Time.At(i)
 				}
 				stacks = append(stacks, fmt.Sprintf("%s %d", strings.Join(st, ";"), w))
 			}

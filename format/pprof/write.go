@@ -175,12 +175,12 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 	if opts.View != "" && opts.View != "all" {
 		wr.out.Comments = append(wr.out.Comments, "view: "+opts.View)
 	}
-	var series [][]profile.Time // each thread's sample times, for the period
+	var series []profile.Times // each thread's sample times, for the period
 	var start, end profile.Time
 	spanned := false
 	for ti, ts := range stacks {
 		th := &p.Threads[ts.Thread]
-		times := p.Samples.Time[th.Samples.Start:th.Samples.End] // sorted
+		times := p.Samples.Time.Slice(int(th.Samples.Start), int(th.Samples.End)) // sorted
 		series = append(series, times)
 		name := th.Name
 		if name == "" {
@@ -207,12 +207,12 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			}
 			spanned = true
 			// The samples of distinct times in [from, to).
-			for next < len(times) && times[next] < from {
+			for next < times.Len() && times.At(next) < from {
 				next++
 			}
 			var count int64
-			for next < len(times) && times[next] < to {
-				if next == 0 || times[next] != times[next-1] {
+			for next < times.Len() && times.At(next) < to {
+				if next == 0 || times.At(next) != times.At(next-1) {
 					count++
 				}
 				next++

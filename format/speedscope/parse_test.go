@@ -36,7 +36,7 @@ func dump(p *profile.Profile) string {
 				names = append(names, name)
 			}
 			slices.Reverse(names)
-			fmt.Fprintf(&b, "%d %s\n", ss.Time[i], strings.Join(names, ";"))
+			fmt.Fprintf(&b, "%d %s\n", ss.Time.At(i), strings.Join(names, ";"))
 		}
 	}
 	for _, d := range p.Diagnostics {

@@ -545,7 +545,7 @@ func hostile(t testing.TB) *profile.Profile {
 	for i, n := range leaves {
 		for range 3 + i%4 { // distinct weights, so the order is by total
 			p.Samples.Node = append(p.Samples.Node, n)
-			p.Samples.Time = append(p.Samples.Time, profile.Time(len(p.Samples.Time))*100_000)
+			p.Samples.Time.Append(profile.Time(p.Samples.Time.Len()) * 100_000)
 		}
 	}
 	ns := len(p.Samples.Node)
@@ -669,7 +669,7 @@ func TestDeep(t *testing.T) {
 	}
 	for i := range 4 {
 		p.Samples.Node = append(p.Samples.Node, profile.NodeID(depth))
-		p.Samples.Time = append(p.Samples.Time, profile.Time(i)*1000)
+		p.Samples.Time.Append(profile.Time(i) * 1000)
 	}
 	p.Threads = []profile.Thread{{Nodes: profile.Range{End: depth + 1}, Samples: profile.Range{End: 4}, End: 4000}}
 	doc := parseSVG(t, write(t, analyse(t, p, 0, view.Options{}), svg.Options{}))

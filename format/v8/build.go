@@ -236,13 +236,13 @@ func (p *parser) appendThread(th profile.Thread) error {
 	if p.samples32 != nil {
 		ns = len(p.samples32)
 	}
-	var times []int64
+	var times profile.Times
 	switch {
 	case p.legacy && p.timestamps != nil:
 		if len(p.timestamps) != ns && len(p.timestamps) != ns+1 {
 			return p.failf(p.timestampsOff, "timestamps", "%d timestamps for %d samples", len(p.timestamps), ns)
 		}
-		times = p.timestamps
+		times = profile.WideTimes(unsafe.Slice((*profile.Time)(unsafe.SliceData(p.timestamps)), len(p.timestamps)))
 	case p.legacy && (math.Abs(p.startF) > maxTime/2e9 || math.Abs(p.endF) > maxTime/2e9):
 		// Seconds; ±2^61 ns keeps the spread of samples below inside an int64.
 		off, path, sec := p.startOff, "startTime", p.startF
@@ -253,34 +253,29 @@ func (p *parser) appendThread(th profile.Thread) error {
 	case p.legacy:
 		// No timestamps: DevTools spreads the samples evenly over the profile.
 		if ns > 0 {
-			times = make([]int64, ns+1)
 			start, span := p.legacyTime(p.startF), float64(p.legacyTime(p.endF)-p.legacyTime(p.startF))
-			for i := range times {
-				times[i] = int64(start) + int64(math.Round(float64(i)*span/float64(ns)))
+			times.Grow(ns + 1)
+			for i := range ns + 1 {
+				times.Append(start + profile.Time(math.Round(float64(i)*span/float64(ns))))
 			}
 		}
 	default:
 		if p.hasSamples && !p.hasDeltas && ns > 0 {
 			return p.failf(p.samplesOff, p.prefix+"samples", "%d samples but no timeDeltas", ns)
 		}
-		if len(p.deltas) != ns {
-			return p.failf(p.deltasOff, p.prefix+"timeDeltas", "%d timeDeltas for %d samples", len(p.deltas), ns)
+		if nd := max(len(p.deltas), len(p.deltas32)); nd != ns {
+			return p.failf(p.deltasOff, p.prefix+"timeDeltas", "%d timeDeltas for %d samples", nd, ns)
 		}
-		times = p.deltas // converted to absolute times in place
-		t := int64(profile.TimeFromMicros(p.startF))
-		for i, d := range times {
-			t += d // |t|, |d| ≤ maxTime: no overflow
-			if t > maxTime || t < -maxTime {
-				return p.failf(p.elemOffset(p.deltasOff, i), fmt.Sprintf("%stimeDeltas[%d]", p.prefix, i), "time %d ns out of range", t)
-			}
-			times[i] = t
+		var err error
+		if times, err = p.absoluteTimes(profile.TimeFromMicros(p.startF)); err != nil {
+			return err
 		}
 	}
 	th.Start, th.End, th.HitCounts = profile.TimeFromMicros(p.startF), profile.TimeFromMicros(p.endF), hitCounts
 	if p.legacy {
 		th.Start, th.End = p.legacyTime(p.startF), p.legacyTime(p.endF)
-		if len(times) == ns+1 && ns > 0 {
-			th.LastSampleEnd = profile.Time(times[ns])
+		if times.Len() == ns+1 && ns > 0 {
+			th.LastSampleEnd = times.At(ns)
 		}
 	}
 	if p.lines != nil && len(p.lines) != ns || p.cols != nil && len(p.cols) != ns {
@@ -297,15 +292,19 @@ func (p *parser) appendThread(th profile.Thread) error {
 	} else {
 		s.Node = jsonscan.Grow(s.Node, ns)
 	}
-	if cap(s.Time) == 0 && len(times) > 0 {
-		// The first thread's times are written over the array they were
-		// read into (sample i goes to index ≤ i): a 35 M-sample profile
-		// needs no second 280 MB array. The parser lets go of it.
-		s.Time = unsafe.Slice((*profile.Time)(unsafe.SliceData(times)), len(times))[:0]
-		p.deltas, p.timestamps = nil, nil
+	// The first thread's times are written over the array they were read
+	// into (sample i goes to index ≤ i): a 27 M-sample profile needs no
+	// second array of 110 MB (µs) or 220 MB (ns). The parser lets go of it.
+	// Then the times are moved only when a sample before them was dropped.
+	inPlace := s.Time.Cap() == 0 && ns > 0
+	if inPlace {
+		s.Time = times
+		p.deltas, p.deltas32, p.timestamps = nil, nil, nil
 	} else {
-		s.Time = jsonscan.Grow(s.Time, ns)
+		s.Time.Grow(ns)
 	}
+	kept, unmoved := 0, -1 // unmoved: in place, the samples before the first dropped one
+	var last profile.Time
 	withLines := p.lines != nil || s.Line != nil
 	if withLines && s.Line == nil {
 		s.Line = make([]int32, sampleBase, sampleBase+ns)
@@ -333,12 +332,26 @@ func (p *parser) appendThread(th profile.Thread) error {
 			dropped++
 			continue
 		}
-		t := profile.Time(times[i])
-		if len(s.Time) > sampleBase && t < s.Time[len(s.Time)-1] {
-			backwards++
+		if !inPlace || kept != i {
+			if inPlace && unmoved < 0 {
+				unmoved = kept
+				if kept > 0 {
+					last = s.Time.At(kept - 1)
+				}
+			}
+			t := times.At(i)
+			if kept > 0 && t < last {
+				backwards++
+			}
+			if inPlace {
+				s.Time.Set(kept, t)
+			} else {
+				s.Time.Append(t)
+			}
+			last = t
 		}
+		kept++
 		s.Node = append(s.Node, nodeBase+newID[k])
-		s.Time = append(s.Time, t)
 		if withLines {
 			var line, col int32
 			if p.lines != nil {
@@ -348,8 +361,16 @@ func (p *parser) appendThread(th profile.Thread) error {
 			s.Column = append(s.Column, col)
 		}
 	}
+	if inPlace {
+		if unmoved < 0 {
+			unmoved = kept
+		}
+		n, _ := s.Time.Decreases(0, unmoved)
+		backwards += int64(n)
+		s.Time = s.Time.Slice(0, kept)
+	}
 	if backwards > 0 {
-		sortSamples(s, sampleBase)
+		s.SortByTime(sampleBase)
 	}
 	th.Samples = profile.Range{Start: int32(sampleBase), End: int32(len(s.Node))}
 	tid := profile.ThreadID(len(prof.Threads))
@@ -454,64 +475,32 @@ func (p *parser) fixLegacyIDs() {
 	}
 }
 
-// sortSamples stably sorts the samples from index base on by time, as
-// DevTools' sortSamples does, moving every column.
-func sortSamples(s *profile.Samples, base int) {
-	// V8's out-of-order samples are a few, each a few places early: an
-	// insertion sort moves them in linear time. A hostile input (samples in
-	// reverse) would make it quadratic, so past a budget of moves it hands
-	// over to a stable sort (of the partly sorted samples: insertion keeps
-	// equal times in their order, so the result is the same).
-	times := s.Time[base:]
-	budget := 4*len(times) + 1024
-	sorted := true
-	for i := 1; i < len(times); i++ {
-		t := times[i]
-		if t >= times[i-1] {
-			continue
+// absoluteTimes returns the samples' times, made from the time deltas in
+// place: a compact column over the int32 µs deltas were read into when
+// every delta is a whole µs (profile.Times), else ns over the int64 ones.
+// A time beyond ±maxTime is an error, at its delta.
+func (p *parser) absoluteTimes(base profile.Time) (profile.Times, error) {
+	bad := func(i int, t int64) error {
+		return p.failf(p.elemOffset(p.deltasOff, i), fmt.Sprintf("%stimeDeltas[%d]", p.prefix, i), "time %d ns out of range", t)
+	}
+	t := int64(base)
+	if d32 := p.deltas32; d32 != nil {
+		times, i := profile.TimesFromDeltas(base, d32, maxTime)
+		if i >= 0 {
+			// The time beyond range, again: delta i is still in d32.
+			if i > 0 {
+				t = int64(times.At(i - 1))
+			}
+			return times, bad(i, t+int64(d32[i])*1000)
 		}
-		j := i
-		for j > 0 && times[j-1] > t {
-			j--
+		return times, nil
+	}
+	for i, d := range p.deltas {
+		t += d // |t|, |d| ≤ maxTime: no overflow
+		if t > maxTime || t < -maxTime {
+			return profile.Times{}, bad(i, t)
 		}
-		if budget -= i - j; budget < 0 {
-			sorted = false
-			break
-		}
-		rotate(s.Time[base+j : base+i+1])
-		rotate(s.Node[base+j : base+i+1])
-		if s.Line != nil {
-			rotate(s.Line[base+j : base+i+1])
-			rotate(s.Column[base+j : base+i+1])
-		}
+		p.deltas[i] = t
 	}
-	if sorted {
-		return
-	}
-	idx := make([]int32, len(times))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortStableFunc(idx, func(a, b int32) int { return cmpInt64(int64(times[a]), int64(times[b])) })
-	permute(s.Node[base:], idx)
-	permute(s.Time[base:], idx)
-	if s.Line != nil {
-		permute(s.Line[base:], idx)
-		permute(s.Column[base:], idx)
-	}
-}
-
-// rotate moves the last element of v to its front.
-func rotate[T any](v []T) {
-	last := v[len(v)-1]
-	copy(v[1:], v[:len(v)-1])
-	v[0] = last
-}
-
-func permute[T any](v []T, idx []int32) {
-	out := make([]T, len(v))
-	for i, j := range idx {
-		out[i] = v[j]
-	}
-	copy(v, out)
+	return profile.WideTimes(unsafe.Slice((*profile.Time)(unsafe.SliceData(p.deltas)), len(p.deltas))), nil
 }

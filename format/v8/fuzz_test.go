@@ -313,8 +313,8 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 	if !inRange(th.Start) || !inRange(th.End) || !inRange(th.LastSampleEnd) {
 		return
 	}
-	for _, st := range ss.Time {
-		if !inRange(st) {
+	for i := range ss.Time.Len() {
+		if !inRange(ss.Time.At(i)) {
 			return
 		}
 	}
@@ -326,8 +326,8 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 		t.Fatalf("NewTimeline: %v", err)
 	}
 	n := tl.Len()
-	if n != len(ss.Node) || len(tl.Times) != n {
-		t.Fatalf("timeline: %d samples and %d times for %d samples", n, len(tl.Times), len(ss.Node))
+	if n != len(ss.Node) || tl.Times.Len() != n {
+		t.Fatalf("timeline: %d samples and %d times for %d samples", n, tl.Times.Len(), len(ss.Node))
 	}
 	for i, x := range tl.SamplesIn(0, tl.Len()) {
 		if x < 0 || int(x) >= len(tl.Node) {
@@ -351,7 +351,7 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 	// Calls carry DevTools' float-ms rounding: allow a few ulps of the
 	// largest time (in ns, maxAbs·2^−52 is one ulp of its ms value).
 	maxAbs := max(th.End, -th.End)
-	for _, x := range append(tl.Times[:n:n], tl.End) {
+	for _, x := range append(tl.Times.Slice(0, n).Wide(), tl.End) {
 		maxAbs = max(maxAbs, x, -x)
 	}
 	c.ulp = maxAbs>>50 + 1
@@ -363,7 +363,7 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 		if end == 0 {
 			end = th.End
 		}
-		c.ordered = end >= tl.Times[n-1]
+		c.ordered = end >= tl.Times.At(n-1)
 	}
 	tl.Walk(c)
 	if len(c.stack) != 0 {

@@ -92,6 +92,7 @@ type parser struct {
 	samples    []int64
 	samples32  []int32 // the samples instead, when every id fits (ParseBytes)
 	deltas     []int64 // ns
+	deltas32   []int32 // µs, instead of deltas when each is a whole µs that fits (readDeltas)
 	timestamps []int64 // ns (legacy)
 	startF     float64 // startTime as written: µs, or seconds in the legacy form
 	endF       float64
@@ -268,11 +269,11 @@ func (p *parser) parseTop() error {
 				continue
 			}
 			p.hasDeltas = true
-			if v, _, ok := p.tail.take(s, true); ok {
-				p.deltas = v
+			if v, v32, ok := p.tail.take(s, true); ok {
+				p.deltas, p.deltas32 = v, v32
 				continue
 			}
-			p.deltas, err = p.readMicrosArray(p.deltas[:0], "timeDeltas")
+			p.deltas, p.deltas32, err = p.readDeltas(s, "timeDeltas")
 		case "timestamps":
 			p.timestampsOff = off
 			if s.Null() {
@@ -374,6 +375,22 @@ func ReadMicros(s *jsonscan.Scanner) (int64, error) {
 type MicrosRangeError struct{ Value any }
 
 func (e *MicrosRangeError) Error() string { return fmt.Sprintf("time %v µs out of range", e.Value) }
+
+// readDeltas reads a timeDeltas array: as µs in an int32 each when every
+// delta is a whole number of µs that fits (V8 and Chrome write them so),
+// which the times are then computed over in place (build) and kept in
+// (profile.Times), at half the memory of int64 ns; else as ns.
+func (p *parser) readDeltas(s *jsonscan.Scanner, path string) (ns []int64, us []int32, err error) {
+	at := s.Offset()
+	if us, fits, err := s.Ints32(nil); err == nil && fits {
+		return nil, us, nil
+	}
+	// A fraction, a delta beyond ±35 minutes, or an error: read again,
+	// which reports the error where an in-order read would.
+	s.SetOffset(at)
+	ns, err = p.readMicrosArrayFrom(s, nil, path)
+	return ns, nil, err
+}
 
 // readMicrosArray reads an array of µs values (integers, or any number) as ns.
 func (p *parser) readMicrosArray(dst []int64, path string) ([]int64, error) {

@@ -112,7 +112,7 @@ func TestParseFacts(t *testing.T) {
 		if len(p.LineTicks) != 2 || p.LineTicks[0].Node != 2 {
 			t.Errorf("line ticks = %+v", p.LineTicks)
 		}
-		if got := p.Samples.Time[0]; got != 1_010_000 {
+		if got := p.Samples.Time.At(0); got != 1_010_000 {
 			t.Errorf("first sample at %d ns, want 1010000 (startTime + timeDeltas[0])", got)
 		}
 		if k := p.NodeFrame(1).Kind; k != profile.KindGC {
@@ -142,8 +142,8 @@ func TestParseFacts(t *testing.T) {
 		// times 100, 400, 250, 150 → sorted 100, 150, 250, 400.
 		want := []profile.Time{100_000, 150_000, 250_000, 400_000}
 		for i, w := range want {
-			if p.Samples.Time[i] != w {
-				t.Errorf("time[%d] = %d, want %d", i, p.Samples.Time[i], w)
+			if p.Samples.Time.At(i) != w {
+				t.Errorf("time[%d] = %d, want %d", i, p.Samples.Time.At(i), w)
 			}
 		}
 	})

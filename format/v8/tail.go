@@ -38,7 +38,7 @@ type tailArrays struct {
 type tailArray struct {
 	at, end int64
 	vals    []int64
-	vals32  []int32 // samples whose ids all fit
+	vals32  []int32 // samples whose ids all fit, deltas of whole µs that fit
 	err     error
 	done    chan struct{}
 }
@@ -75,10 +75,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		v, err := s.Ints(nil)
 		return v, nil, err
 	}
-	readDeltas := func(s *jsonscan.Scanner) ([]int64, []int32, error) {
-		v, err := p.readMicrosArrayFrom(s, nil, "timeDeltas")
-		return v, nil, err
-	}
+	readDeltas := func(s *jsonscan.Scanner) ([]int64, []int32, error) { return p.readDeltas(s, "timeDeltas") }
 	for range 2 {
 		i = jsonscan.SkipSpaceBack(data, i)
 		if i < 0 || data[i] != ']' {

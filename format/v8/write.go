@@ -130,7 +130,7 @@ func writeNodes(bw *bufio.Writer, p *profile.Profile, th *profile.Thread, childr
 	b = jsonw.Micros(b, int64(th.End))
 	b = append(b, `,"samples":[`...)
 	ss := p.Samples.Node[th.Samples.Start:th.Samples.End]
-	times := p.Samples.Time[th.Samples.Start:th.Samples.End]
+	times := p.Samples.Time.Slice(int(th.Samples.Start), int(th.Samples.End))
 	for i, n := range ss {
 		if i > 0 {
 			b = append(b, ',')
@@ -143,7 +143,8 @@ func writeNodes(bw *bufio.Writer, p *profile.Profile, th *profile.Thread, childr
 	}
 	b = append(b, `],"timeDeltas":[`...)
 	prev := th.Start
-	for i, t := range times {
+	for i := range times.Len() {
+		t := times.At(i)
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -211,8 +211,8 @@ func emptyTrees(l *loaded, vo *view.Options) error {
 	case vo.From != 0 || vo.To != 0:
 		var span profile.Time
 		for _, ta := range l.threads {
-			if tl := ta.timeline; len(tl.Times) > 0 {
-				span = max(span, tl.End-tl.Times[0])
+			if tl := ta.timeline; tl.Times.Len() > 0 {
+				span = max(span, tl.End-tl.Times.At(0))
 			}
 		}
 		what = fmt.Sprintf("the range %s–%s holds no time (the samples span 0–%s from the first)",

@@ -131,8 +131,8 @@ func runSummary(e *env, args []string) error {
 		if s.th.URL != "" {
 			fmt.Fprintf(w, "  page      %s\n", visible(s.th.URL))
 		}
-		if tl := ta.timeline; len(tl.Times) > 0 {
-			fmt.Fprintf(w, "  span      %s from the first sample to the end of the last\n", duration(tl.End-tl.Times[0]))
+		if tl := ta.timeline; tl.Times.Len() > 0 {
+			fmt.Fprintf(w, "  span      %s from the first sample to the end of the last\n", duration(tl.End-tl.Times.At(0)))
 		}
 		fmt.Fprintf(w, "  profile   start %s µs, end %s µs (as the file gives them)\n",
 			jsonw.Micros(nil, int64(s.th.Start)), jsonw.Micros(nil, int64(s.th.End)))

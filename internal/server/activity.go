@@ -60,8 +60,8 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 	lo, hi := max(from, ax.from), min(to, ax.to)
 	i := sort.Search(n, func(k int) bool { return ax.tl.TimeAt(k+1) > lo })
 	samples := ax.tl.Cursor(i)
-	for ; i < n && ts[i] < hi; i++ {
-		s, e := max(ts[i], lo), min(ax.tl.TimeAt(i+1), hi)
+	for ; i < n && ts.At(i) < hi; i++ {
+		s, e := max(ts.At(i), lo), min(ax.tl.TimeAt(i+1), hi)
 		if e <= s {
 			continue
 		}

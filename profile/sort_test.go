@@ -1,6 +1,7 @@
-package v8
+package profile_test
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -8,11 +9,11 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-// TestSortSamples checks the insertion sort of out-of-order samples, and its
+// TestSortByTime checks the insertion sort of out-of-order samples, and its
 // hand-over to a stable sort past its budget, against a stable sort by time:
 // nearly sorted samples (V8's), samples in reverse, random ones, with ties,
-// with lines and a base.
-func TestSortSamples(t *testing.T) {
+// with lines and a base, in a column of nanoseconds and a compact one.
+func TestSortByTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct {
 		name string
@@ -28,17 +29,21 @@ func TestSortSamples(t *testing.T) {
 			return profile.Time(i)
 		}},
 	} {
-		for _, n := range []int{2, 10, 5000} {
+		for _, c := range []struct {
+			n     int
+			scale profile.Time
+		}{{2, 1}, {10, 1}, {5000, 1}, {10, 1000}, {5000, 1000}} {
+			n := c.n
 			base := 3
 			s := &profile.Samples{}
 			for i := range n + base {
 				s.Node = append(s.Node, profile.NodeID(i))
-				s.Time = append(s.Time, tc.time(i, n+base))
+				s.Time.Append(tc.time(i, n+base) * c.scale)
 				s.Line = append(s.Line, int32(i))
 				s.Column = append(s.Column, int32(-i))
 			}
 			for i := range base {
-				s.Time[i] = 1 << 40 // not part of the sorted range
+				s.Time.Set(i, 1<<30*c.scale) // not part of the sorted range
 			}
 			type row struct {
 				node profile.NodeID
@@ -46,14 +51,17 @@ func TestSortSamples(t *testing.T) {
 			}
 			var want []row
 			for i := base; i < len(s.Node); i++ {
-				want = append(want, row{s.Node[i], s.Time[i]})
+				want = append(want, row{s.Node[i], s.Time.At(i)})
 			}
-			slices.SortStableFunc(want, func(a, b row) int { return cmpInt64(int64(a.t), int64(b.t)) })
-			sortSamples(s, base)
+			slices.SortStableFunc(want, func(a, b row) int { return cmp.Compare(a.t, b.t) })
+			if s.Time.Compact() != (c.scale == 1000) {
+				t.Fatalf("%s n=%d: column compact %t with times in steps of %d ns", tc.name, n, s.Time.Compact(), c.scale)
+			}
+			s.SortByTime(base)
 			for i, w := range want {
 				k := base + i
-				if s.Node[k] != w.node || s.Time[k] != w.t || s.Line[k] != int32(w.node) || s.Column[k] != -int32(w.node) {
-					t.Fatalf("%s n=%d: sample %d = node %d time %d line %d, want node %d time %d", tc.name, n, i, s.Node[k], s.Time[k], s.Line[k], w.node, w.t)
+				if s.Node[k] != w.node || s.Time.At(k) != w.t || s.Line[k] != int32(w.node) || s.Column[k] != -int32(w.node) {
+					t.Fatalf("%s n=%d ×%d: sample %d = node %d time %d line %d, want node %d time %d", tc.name, n, c.scale, i, s.Node[k], s.Time.At(k), s.Line[k], w.node, w.t)
 				}
 			}
 			for i := range base {

@@ -1,0 +1,245 @@
+package profile
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// checkTimes compares a column with the times it should hold.
+func checkTimes(t *testing.T, got *Times, want []Time, what string) {
+	t.Helper()
+	if got.Len() != len(want) {
+		t.Fatalf("%s: Len %d, want %d", what, got.Len(), len(want))
+	}
+	for i, w := range want {
+		if g := got.At(i); g != w {
+			t.Fatalf("%s: At(%d) = %d, want %d", what, i, g, w)
+		}
+	}
+	if w := got.Wide(); !slices.Equal(w, want) && len(want) > 0 {
+		t.Fatalf("%s: Wide() = %v, want %v", what, w, want)
+	}
+}
+
+// TestTimes builds columns by Append, Set and MakeTimes from random times
+// (whole microseconds near each other, some not, some far, some near the
+// ends of int64) and compares each with a []Time.
+func TestTimes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pick := func(prev Time) Time {
+		switch rng.IntN(20) {
+		case 0:
+			return prev + Time(rng.Int64N(2000)) // not whole µs
+		case 1:
+			return prev + Time(rng.Int64N(1<<40))*1000 // beyond ±35 min
+		case 2:
+			return Time(math.MaxInt64 - rng.Int64N(5000))
+		case 3:
+			return Time(math.MinInt64 + rng.Int64N(5000))
+		default:
+			return prev + Time(rng.Int64N(2_000_001)-1000)*1000
+		}
+	}
+	compact := 0
+	for n := range 400 {
+		var want []Time
+		var col Times
+		prev := Time(rng.Int64N(1<<50)) * 1000
+		for range n % 37 {
+			v := prev + Time(rng.Int64N(500))*1000
+			if n%4 == 0 {
+				v = pick(prev)
+			}
+			want = append(want, v)
+			col.Append(v)
+			prev = v
+		}
+		checkTimes(t, &col, want, "Append")
+		if col.Compact() {
+			compact++
+		}
+		if len(want) > 0 {
+			i := rng.IntN(len(want))
+			v := pick(want[i])
+			want[i] = v
+			col.Set(i, v)
+			checkTimes(t, &col, want, "Set")
+			lo := rng.IntN(len(want))
+			hi := lo + rng.IntN(len(want)-lo+1)
+			s := col.Slice(lo, hi)
+			checkTimes(t, &s, want[lo:hi], "Slice")
+		}
+		m := MakeTimes(want...)
+		checkTimes(t, &m, want, "MakeTimes")
+		if len(want) > 0 {
+			lo := rng.IntN(len(want))
+			hi := lo + rng.IntN(len(want)-lo+1)
+			wn, wfirst := 0, -1
+			for i := lo + 1; i < hi; i++ {
+				if want[i] < want[i-1] {
+					if wn++; wfirst < 0 {
+						wfirst = i
+					}
+				}
+			}
+			for _, c := range []*Times{&col, &m} {
+				if n, first := c.Decreases(lo, hi); n != wn || first != wfirst {
+					t.Fatalf("Decreases(%d, %d) = %d, %d; want %d, %d (compact %t)", lo, hi, n, first, wn, wfirst, c.Compact())
+				}
+			}
+		}
+		col.Grow(rng.IntN(10))
+		checkTimes(t, &col, want, "Grow")
+	}
+	if compact < 100 || compact > 390 {
+		t.Errorf("%d of 400 columns compact: the test should make both kinds", compact)
+	}
+}
+
+func TestTimesCompact(t *testing.T) {
+	base := Time(1_700_000_000_000_000_000)
+	col := MakeTimes(base, base+1000, base+2_000_000_000_000, base-2_000_000_000_000)
+	if !col.Compact() {
+		t.Errorf("times within ±35 min in whole µs: not compact")
+	}
+	col.Append(base + 2_200_000_000_000) // 36.7 min after the base
+	if col.Compact() {
+		t.Errorf("a time 36.7 min after the base: still compact")
+	}
+	col = MakeTimes(base, base+1500)
+	if col.Compact() {
+		t.Errorf("a time 1.5 µs after the base: compact")
+	}
+	var empty Times
+	if empty.Len() != 0 || !empty.Compact() || empty.Search(0) != 0 {
+		t.Errorf("zero Times: Len %d, Compact %t, Search %d", empty.Len(), empty.Compact(), empty.Search(0))
+	}
+}
+
+func TestTimesSearch(t *testing.T) {
+	for _, ts := range [][]Time{
+		{}, {5000}, {1000, 2000, 2000, 3000}, {1000, 1500, 2500, 1 << 50},
+	} {
+		col := MakeTimes(ts...)
+		for _, v := range []Time{0, 1000, 1500, 1999, 2000, 2001, 3000, 5000, 1 << 50, 1<<50 + 1} {
+			want, _ := slices.BinarySearch(ts, v)
+			if got := col.Search(v); got != want {
+				t.Errorf("%v: Search(%d) = %d, want %d", ts, v, got, want)
+			}
+		}
+	}
+}
+
+// TestTimesBlocks checks columns of several blocks: times 0.1–2 ms apart
+// with some going back, over 75 minutes, so that only blocks keep them
+// compact; and slices that start inside a block.
+func TestTimesBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{blockLen - 1, blockLen, blockLen + 1, 3*blockLen + 17, 9000} {
+		want := make([]Time, n)
+		now := Time(1_700_000_000_000_000_000)
+		for i := range want {
+			now += Time(100+rng.IntN(1900)) * 1000
+			if rng.IntN(50) == 0 {
+				now -= Time(rng.IntN(5000)) * 1000
+			}
+			if i == blockLen {
+				now -= 3000 * 1000 // back, at a block's first time
+			}
+			if n == 9000 && i == 2*blockLen {
+				now += 40 * 60 * 1e9 // a 40-minute pause: a block of its own base
+			}
+			want[i] = now
+		}
+		col := MakeTimes(want...)
+		if !col.Compact() {
+			t.Fatalf("n=%d: not compact", n)
+		}
+		checkTimes(t, &col, want, "blocks")
+		for range 50 {
+			lo := rng.IntN(n)
+			hi := lo + rng.IntN(n-lo+1)
+			s := col.Slice(lo, hi)
+			checkTimes(t, &s, want[lo:hi], "slice of blocks")
+			wn, wfirst := 0, -1
+			for i := lo + 1; i < hi; i++ {
+				if want[i] < want[i-1] {
+					if wn++; wfirst < 0 {
+						wfirst = i
+					}
+				}
+			}
+			if gn, gfirst := col.Decreases(lo, hi); gn != wn || gfirst != wfirst {
+				t.Fatalf("n=%d: Decreases(%d, %d) = %d, %d; want %d, %d", n, lo, hi, gn, gfirst, wn, wfirst)
+			}
+			var got []Time
+			var buf [blockLen]Time
+			eachInterval(s, &buf, func(dts []Time) { got = append(got, dts...) })
+			for i := 1; i < hi-lo; i++ {
+				if got[i-1] != want[lo+i]-want[lo+i-1] {
+					t.Fatalf("n=%d: interval %d of [%d, %d) = %d, want %d", n, i, lo, hi, got[i-1], want[lo+i]-want[lo+i-1])
+				}
+			}
+			if len(got) != max(hi-lo-1, 0) {
+				t.Fatalf("n=%d: %d intervals of [%d, %d)", n, len(got), lo, hi)
+			}
+		}
+		// Set a time into another block's range: it still fits, or the
+		// column turns to ns; either way it reads back.
+		i := rng.IntN(n)
+		want[i] = want[n-1-i]
+		col.Set(i, want[n-1-i])
+		checkTimes(t, &col, want, "Set across blocks")
+	}
+}
+
+// TestTimesFromDeltas compares the column made over the deltas with
+// MakeTimes of their sums: in one block and several, with a jump beyond
+// 35 minutes (to ns from there), and with a time beyond the limit.
+func TestTimesFromDeltas(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	start := Time(1_700_000_000_000_000_000)
+	for _, c := range []struct {
+		n, jumpAt int
+		limit     Time
+		wantBad   int
+	}{
+		{10, -1, math.MaxInt64 / 2, -1},
+		{3*blockLen + 5, -1, math.MaxInt64 / 2, -1},
+		{3*blockLen + 5, blockLen + 3, math.MaxInt64 / 2, -1},
+		{100, -1, start + 200_000_000, 31},
+	} {
+		deltas := make([]int32, c.n)
+		var want []Time
+		now := start
+		bad := -1
+		for i := range deltas {
+			deltas[i] = int32(500 + rng.IntN(1500))
+			if i == 31 && c.wantBad >= 0 {
+				deltas[i] = 1_000_000
+			}
+			if i == c.jumpAt {
+				deltas[i] = math.MaxInt32 // 35.8 minutes
+			}
+			now += Time(deltas[i]) * 1000
+			if bad < 0 && now > c.limit {
+				bad = i
+			}
+			want = append(want, now)
+		}
+		col, gotBad := TimesFromDeltas(start, deltas, c.limit)
+		if gotBad != c.wantBad || bad != c.wantBad {
+			t.Fatalf("n=%d: beyond the limit at %d (sums: %d), want %d", c.n, gotBad, bad, c.wantBad)
+		}
+		if gotBad >= 0 {
+			want = want[:gotBad]
+		}
+		checkTimes(t, &col, want, fmt.Sprintf("TimesFromDeltas n=%d jump %d", c.n, c.jumpAt))
+		if col.Compact() != (c.jumpAt < 0) {
+			t.Errorf("n=%d jump %d: compact %t", c.n, c.jumpAt, col.Compact())
+		}
+	}
+}
