@@ -438,7 +438,7 @@ func (p *parser) parseNodes() error {
 	// slice of 100k+ nodes (positionTicks objects make it an overestimate).
 	// The count stops where the arrays read ahead start: counting through
 	// them would bring a long recording's samples into memory early.
-	if est := bytes.Count(s.Raw(s.Offset(), p.nodesLimit(s.Offset())), []byte{'{'}) / 2; est > 0 && len(p.nodes) == 0 {
+	if est := s.CountByte('{', s.Offset(), p.nodesLimit(s.Offset())) / 2; est > 0 && len(p.nodes) == 0 {
 		est = min(est, p.limits.MaxNodes)
 		p.nodes = make([]rawNode, 0, est)
 		p.children = make([]int64, 0, est)

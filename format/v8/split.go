@@ -1,7 +1,6 @@
 package v8
 
 import (
-	"bytes"
 	"errors"
 	"sync/atomic"
 	"unsafe"
@@ -72,11 +71,11 @@ func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
 	// rest, and take moves the second's down behind the first's. A half
 	// that outgrows its share gets a table of its own (append), which
 	// take copies instead.
-	if first := bytes.Count(data[start:h.at], []byte{'{'}) / 2; first < cap(p.nodes) && first < cap(p.children) {
+	if first := p.s.CountByte('{', start, h.at) / 2; first < cap(p.nodes) && first < cap(p.children) {
 		h.nodesAll, h.kidsAll = p.nodes[:0], p.children[:0]
 		p.nodes, q.nodes = p.nodes[:0:first], p.nodes[first:first]
 		p.children, q.children = p.children[:0:first], p.children[first:first]
-	} else if est := bytes.Count(data[h.at:limit], []byte{'{'}) / 2; est > 0 {
+	} else if est := p.s.CountByte('{', h.at, limit) / 2; est > 0 {
 		q.nodes = make([]rawNode, 0, min(est, p.limits.MaxNodes))
 		q.children = make([]int64, 0, min(est, p.limits.MaxNodes))
 	}

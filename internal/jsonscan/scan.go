@@ -786,6 +786,22 @@ func (s *Scanner) CountElems() int {
 	return 0
 }
 
+// CountByte counts c in the input's bytes [lo, hi), by stretches of
+// ReleaseEvery bytes and, with Drop set, dropping each stretch after the
+// first once counted, as CountElems does: a count of a 48 MB node table
+// ahead of its reading otherwise holds all of it in memory at once.
+func (s *Scanner) CountByte(c byte, lo, hi int64) int {
+	n := 0
+	for off := lo; off < hi; off += ReleaseEvery {
+		end := min(off+ReleaseEvery, hi)
+		n += bytes.Count(s.data[off:end], []byte{c})
+		if off > lo && s.Drop != nil {
+			s.Drop(off, end)
+		}
+	}
+	return n
+}
+
 // Skip skips one value of any kind, checking its syntax.
 func (s *Scanner) Skip() error {
 	var stack []byte // expected closers

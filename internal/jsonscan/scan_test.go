@@ -828,3 +828,34 @@ func TestCountElemsDrop(t *testing.T) {
 		}
 	}
 }
+
+// TestCountByteDrop checks CountByte against bytes.Count on ranges of
+// random data across stretches, and that with Drop set it gives back each
+// stretch after the first, whole and in order, and nothing outside the
+// range.
+func TestCountByteDrop(t *testing.T) {
+	data := make([]byte, 3*jsonscan.ReleaseEvery+12345)
+	for i := range data {
+		data[i] = "{}ab,"[i*7919%5]
+	}
+	for _, r := range [][2]int64{{0, 0}, {5, 100}, {0, int64(len(data))}, {1000, 2*jsonscan.ReleaseEvery + 3}, {jsonscan.ReleaseEvery, int64(len(data)) - 1}} {
+		lo, hi := r[0], r[1]
+		want := bytes.Count(data[lo:hi], []byte{'{'})
+		s := jsonscan.New(data)
+		var dropped [][2]int64
+		s.Drop = func(a, b int64) { dropped = append(dropped, [2]int64{a, b}) }
+		if got := s.CountByte('{', lo, hi); got != want {
+			t.Errorf("[%d, %d): %d, want %d", lo, hi, got, want)
+		}
+		from := lo + jsonscan.ReleaseEvery
+		for _, d := range dropped {
+			if d[0] != from || d[1]-d[0] > jsonscan.ReleaseEvery || d[1] > hi {
+				t.Errorf("[%d, %d): dropped [%d, %d), want a stretch from %d ending by %d", lo, hi, d[0], d[1], from, hi)
+			}
+			from = d[1]
+		}
+		if hi-lo > jsonscan.ReleaseEvery && from != hi {
+			t.Errorf("[%d, %d): dropped %v, not up to the end", lo, hi, dropped)
+		}
+	}
+}
