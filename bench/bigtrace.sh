@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 size=${SIZE_MB:-2000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/jsprof" ./cmd/jsprof
+CGO_ENABLED=0 go build -o "$tmp/jsprof" ./cmd/jsprof
 go run ./internal/proftest/gentrace -size "$size" -o "$tmp/big.json"
 bytes=$(stat -c %s "$tmp/big.json")
 if [ -x /usr/bin/time ]; then

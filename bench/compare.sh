@@ -11,7 +11,7 @@
 #             (relative to the repo root) plus every other .cpuprofile(.gz)
 #             under ../shared/corpus.
 # Environment:
-#   JSPROF    jsprof binary (default: built with `go build -o $tmp/jsprof ./cmd/jsprof`)
+#   JSPROF    jsprof binary (default: built with `CGO_ENABLED=0 go build -o $tmp/jsprof ./cmd/jsprof`, static as shipped)
 #   RUNS      runs per tool and file (default 3; the median time is reported)
 #   RSS_TOOL  how to measure peak RSS: auto (default), gnu-time, python, proc
 #
@@ -75,7 +75,7 @@ if [[ -n "${JSPROF:-}" ]]; then
 else
   command -v go >/dev/null 2>&1 || { echo "compare.sh: go not found on PATH (or set JSPROF)" >&2; exit 1; }
   echo "building jsprof (go build ./cmd/jsprof)..." >&2
-  if ! go build -o "$tmp/jsprof" ./cmd/jsprof; then
+  if ! CGO_ENABLED=0 go build -o "$tmp/jsprof" ./cmd/jsprof; then
     echo "compare.sh: go build ./cmd/jsprof failed (set JSPROF to use a prebuilt binary)" >&2
     exit 1
   fi

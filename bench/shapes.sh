@@ -21,7 +21,7 @@ if [[ -n "${LONG:-}" ]]; then
   go run ./internal/proftest/genprofile -repeat testdata/node/deep-stack.cpuprofile -size "$LONG" -o "$tmp/long.cpuprofile" >&2
   jsprof="${JSPROF:-}"
   if [[ -z "$jsprof" ]]; then
-    go build -o "$tmp/jsprof" ./cmd/jsprof
+    CGO_ENABLED=0 go build -o "$tmp/jsprof" ./cmd/jsprof
     jsprof="$tmp/jsprof"
   fi
   echo "long recording, $(stat -c %s "$tmp/long.cpuprofile") bytes: jsprof only (wall s, peak RSS KB)"
