@@ -160,6 +160,10 @@ bench_tool() {
   local name="$1"; shift
   local times=() rss=() i
   for ((i = 0; i < runs; i++)); do
+    # The input back in the page cache before each run: this machine's
+    # host takes cached pages back within a minute, and a run that reads
+    # from the disk measures the disk.
+    cat "$input" >/dev/null
     if ! measure "$tmp/$name.err" "$@"; then
       echo "compare.sh: $name failed: $*" >&2
       sed -n '1,20p' "$tmp/$name.err" >&2

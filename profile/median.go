@@ -70,13 +70,22 @@ func MedianInterval(series ...Times) Time {
 // parts, and their number (math.MaxInt64, 0, 0 without any).
 func intervalRange(parts []Times) (lo, hi Time, n int) {
 	lo = math.MaxInt64
-	var buf [blockLen]Time
 	for _, times := range parts {
-		eachInterval(times, &buf, func(dts []Time) {
-			for _, dt := range dts {
-				if dt > 0 {
+		eachRun(times, func(prev Time, wide []Time, us []int32, prevUs int32) {
+			if wide != nil {
+				for _, t := range wide {
+					if dt := t - prev; dt > 0 {
+						lo, hi, n = min(lo, dt), max(hi, dt), n+1
+					}
+					prev = t
+				}
+				return
+			}
+			for _, d := range us {
+				if dt := (Time(d) - Time(prevUs)) * 1000; dt > 0 {
 					lo, hi, n = min(lo, dt), max(hi, dt), n+1
 				}
+				prevUs = d
 			}
 		})
 	}
@@ -87,48 +96,51 @@ func intervalRange(parts []Times) (lo, hi Time, n int) {
 // by (dt-lo)>>shift.
 func histogram(h *[1 << 16]int, parts []Times, lo, hi Time, shift int) {
 	clear(h[:])
-	var buf [blockLen]Time
 	for _, times := range parts {
-		eachInterval(times, &buf, func(dts []Time) {
-			for _, dt := range dts {
-				if dt >= lo && dt <= hi {
+		eachRun(times, func(prev Time, wide []Time, us []int32, prevUs int32) {
+			if wide != nil {
+				for _, t := range wide {
+					if dt := t - prev; dt >= lo && dt <= hi {
+						h[(dt-lo)>>shift]++
+					}
+					prev = t
+				}
+				return
+			}
+			for _, d := range us {
+				if dt := (Time(d) - Time(prevUs)) * 1000; dt >= lo && dt <= hi {
 					h[(dt-lo)>>shift]++
 				}
+				prevUs = d
 			}
 		})
 	}
 }
 
-// eachInterval calls fn with the intervals between consecutive times, up
-// to a block of them at a time in buf.
-func eachInterval(times Times, buf *[blockLen]Time, fn func(dts []Time)) {
+// eachRun calls fn with the times after the first, a run at a time, each
+// with the time before it (prev): as ns (wide), or as µs from one base
+// (us, and the µs from that base of the time before, prevUs), so that
+// an interval is a difference of two stored values. A compact column's
+// block changes base: its first time comes alone, as a wide run of one.
+func eachRun(times Times, fn func(prev Time, wide []Time, us []int32, prevUs int32)) {
+	if times.Len() < 2 {
+		return
+	}
 	if w := times.wide; w != nil {
-		for len(w) > 1 {
-			n := min(len(w)-1, blockLen)
-			for i := range n {
-				buf[i] = w[i+1] - w[i]
-			}
-			fn(buf[:n])
-			w = w[n:]
-		}
+		fn(w[0], w[1:], nil, 0)
 		return
 	}
-	if times.Len() == 0 {
-		return
-	}
-	// Block by block, from the block of the column's second time.
-	prev := times.At(0)
-	us, first := times.us[1:], times.off+1
-	for len(us) > 0 {
-		n := min(len(us), blockLen-first&(blockLen-1))
-		base := times.bases[first>>blockBits]
-		for i, d := range us[:n] {
-			t := base + Time(d)*1000
-			buf[i] = t - prev
-			prev = t
+	us, first := times.us, times.off // us[0] is index first of the whole column
+	for i := 1; i < len(us); {
+		if (first+i)&(blockLen-1) == 0 {
+			t := times.At(i)
+			fn(times.At(i-1), []Time{t}, nil, 0)
+			i++
+			continue
 		}
-		fn(buf[:n])
-		us, first = us[n:], first+n
+		end := min(len(us), i+blockLen-(first+i)&(blockLen-1))
+		fn(0, nil, us[i:end], us[i-1])
+		i = end
 	}
 }
 

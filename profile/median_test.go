@@ -73,6 +73,12 @@ func TestMedianIntervalSeries(t *testing.T) {
 	if got := MedianInterval(b); got != 5 {
 		t.Errorf("median of 5,2 = %d, want 5 (the upper)", got)
 	}
+	// In one compact block, 60 minutes between two stored µs (−30 and +30
+	// minutes from the base) is more than an int32 holds.
+	min30 := Time(30 * 60 * 1e9)
+	if c := MakeTimes(1e18, 1e18-min30, 1e18+min30); !c.Compact() || MedianInterval(c) != 2*min30 {
+		t.Errorf("−30 min then +30 min: compact %t, median %d, want %d", c.Compact(), MedianInterval(c), 2*min30)
+	}
 	if got := MedianInterval(); got != 0 {
 		t.Errorf("no series: %d", got)
 	}

@@ -23,11 +23,8 @@ func (s *Samples) SortByTime(from int) {
 	at := func(i int) Time { return s.Time.At(from + i) }
 	budget := 4*n + 1024
 	sorted := true
-	for i := 1; i < n; i++ {
+	for i := s.Time.nextDecrease(from+1, from+n) - from; i < n; i = s.Time.nextDecrease(from+i+1, from+n) - from {
 		t := at(i)
-		if t >= at(i-1) {
-			continue
-		}
 		j := i
 		for j > 0 && at(j-1) > t {
 			j--

@@ -241,27 +241,33 @@ func TimesFromDeltas(start Time, deltas []int32, limit Time) (Times, int) {
 }
 
 // Decreases counts the indices i in (lo, hi) at which time i is before
-// time i−1, and returns the first (−1 if none). Within a block the stored
-// µs compare as the times do.
+// time i−1, and returns the first (−1 if none).
 func (t *Times) Decreases(lo, hi int) (n, first int) {
 	first = -1
-	note := func(i int) {
+	for i := t.nextDecrease(lo+1, hi); i < hi; i = t.nextDecrease(i+1, hi) {
 		if n++; first < 0 {
 			first = i
 		}
 	}
+	return n, first
+}
+
+// nextDecrease returns the first index i in [from, hi) at which time i is
+// before time i−1 (from ≥ 1), or hi. Within a block the stored µs compare
+// as the times do, so a pass over sorted times reads no base.
+func (t *Times) nextDecrease(from, hi int) int {
 	if t.wide != nil {
-		for i := lo + 1; i < hi; i++ {
+		for i := from; i < hi; i++ {
 			if t.wide[i] < t.wide[i-1] {
-				note(i)
+				return i
 			}
 		}
-		return n, first
+		return hi
 	}
-	for i := lo + 1; i < hi; {
+	for i := from; i < hi; {
 		if (t.off+i)&(blockLen-1) == 0 { // a block's first: its own base
 			if t.At(i) < t.At(i-1) {
-				note(i)
+				return i
 			}
 			i++
 			continue
@@ -270,11 +276,11 @@ func (t *Times) Decreases(lo, hi int) (n, first int) {
 		prev := t.us[i-1]
 		for k, d := range t.us[i:end] {
 			if d < prev {
-				note(i + k)
+				return i + k
 			}
 			prev = d
 		}
 		i = end
 	}
-	return n, first
+	return hi
 }

@@ -176,8 +176,16 @@ func TestTimesBlocks(t *testing.T) {
 				t.Fatalf("n=%d: Decreases(%d, %d) = %d, %d; want %d, %d", n, lo, hi, gn, gfirst, wn, wfirst)
 			}
 			var got []Time
-			var buf [blockLen]Time
-			eachInterval(s, &buf, func(dts []Time) { got = append(got, dts...) })
+			eachRun(s, func(prev Time, wide []Time, us []int32, prevUs int32) {
+				for _, t := range wide {
+					got = append(got, t-prev)
+					prev = t
+				}
+				for _, d := range us {
+					got = append(got, (Time(d)-Time(prevUs))*1000)
+					prevUs = d
+				}
+			})
 			for i := 1; i < hi-lo; i++ {
 				if got[i-1] != want[lo+i]-want[lo+i-1] {
 					t.Fatalf("n=%d: interval %d of [%d, %d) = %d, want %d", n, i, lo, hi, got[i-1], want[lo+i]-want[lo+i-1])
