@@ -58,8 +58,12 @@ type Scanner struct {
 	Drop func(lo, hi int64)
 }
 
-// ReleaseEvery is the stretch of input after which Release is called.
-const ReleaseEvery = 4 << 20
+// ReleaseEvery is the stretch of input after which Release is called. A
+// .cpuprofile is read by up to four scanners at once (the node table's two
+// halves, and the samples and deltas read ahead), each holding up to this
+// much of a mapped file: at 4 MB, a 20 MB profile of 3 M samples peaked
+// 2.5 MB higher (6%) for the same time.
+const ReleaseEvery = 1 << 20
 
 // SetReleaseFrom sets where the next stretch given to Release starts.
 func (s *Scanner) SetReleaseFrom(off int64) { s.relAt = int(off) }
