@@ -12,8 +12,7 @@ import (
 // insertion sort moves them in linear time. A hostile input (samples in
 // reverse) would make it quadratic, so past a budget of moves it hands over
 // to a stable sort (of the partly sorted samples: insertion keeps equal
-// times in their order, so the result is the same). The times only move,
-// so a compact column stays compact.
+// times in their order, so the result is the same).
 //
 // A compact column's times are µs from their block's base, so they move as
 // times (At, Set), not as stored: a time moved to another block may not

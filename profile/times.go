@@ -52,20 +52,9 @@ func MakeTimes(ts ...Time) Times {
 }
 
 // TimesOver returns an empty compact column that appends into buf's
-// storage, as long as it has room. A reader computes the times into buf
-// (as a compact column over it, or any other way) and appends them to
-// this one in order: time i written at an index j ≤ i, after time i was
-// read, leaves the times still to read in place, and the samples take no
-// second array.
+// storage, as long as it has room: time i appended after buf[i] was read
+// leaves the rest of buf to read (TimesFromDeltas).
 func TimesOver(buf []int32) Times { return Times{us: buf[:0]} }
-
-// Over is TimesOver for the storage of t, whichever form it has.
-func (t Times) Over() Times {
-	if t.wide != nil {
-		return Times{wide: t.wide[:0]}
-	}
-	return Times{us: t.us[:0]}
-}
 
 // Len returns the number of times.
 func (t *Times) Len() int {
@@ -82,9 +71,6 @@ func (t *Times) At(i int) Time {
 	}
 	return t.bases[(t.off+i)>>blockBits] + Time(t.us[i])*1000
 }
-
-// Last returns the last time; the column must not be empty.
-func (t *Times) Last() Time { return t.At(t.Len() - 1) }
 
 // Compact tells whether the times are kept in 4 bytes each.
 func (t *Times) Compact() bool { return t.wide == nil }
