@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -250,4 +251,76 @@ func TestTimesFromDeltas(t *testing.T) {
 			t.Errorf("n=%d jump %d: compact %t", c.n, c.jumpAt, col.Compact())
 		}
 	}
+}
+
+// FuzzTimes runs a sequence of operations read from the input on a column
+// and on a plain []Time, and compares them after each: appends of times
+// in whole µs or not, near or far, sets, sorts of samples by time, and
+// slices, with Decreases and the median interval on the way.
+func FuzzTimes(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte("\x00\x10\x20\x30\x40\x50\x60\x70\x80\x90\xa0\xb0\xc0\xd0\xe0\xf0"))
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var col Times
+		var want []Time
+		s := Samples{}
+		now := Time(1_700_000_000_000_000_000)
+		// At most 16 k times: enough for four blocks, and fast.
+		for k := 0; k+1 < len(ops) && len(want) < 4*blockLen; k += 2 {
+			op, arg := ops[k], Time(ops[k+1])
+			switch op % 8 {
+			case 0, 1, 2: // a time a few hundred µs on, or back
+				now += (arg - 64) * 10_000
+			case 3: // not whole µs
+				now += arg*1000 + 1
+			case 4: // a jump of about 17·arg seconds
+				now += arg << 34
+			case 5: // half a block's worth of samples
+				for range blockLen/2 + int(arg) {
+					now += 1000 * (arg + 1)
+					col.Append(now)
+					want = append(want, now)
+				}
+				continue
+			case 6: // set a time
+				if len(want) > 0 {
+					i := int(arg) * 7919 % len(want)
+					v := want[(i+1)%len(want)]
+					col.Set(i, v)
+					want[i] = v
+				}
+				continue
+			case 7: // sort as samples
+				s.Node = make([]NodeID, len(want))
+				for i := range s.Node {
+					s.Node[i] = NodeID(i)
+				}
+				s.Time = col
+				s.SortByTime(0)
+				col = s.Time
+				slices.SortStableFunc(want, func(a, b Time) int { return cmp.Compare(a, b) })
+				continue
+			}
+			col.Append(now)
+			want = append(want, now)
+		}
+		checkTimes(t, &col, want, "fuzz")
+		if len(want) > 0 {
+			lo := int(ops[0]) % len(want)
+			sl := col.Slice(lo, len(want))
+			checkTimes(t, &sl, want[lo:], "fuzz slice")
+			wn := 0
+			for i := lo + 1; i < len(want); i++ {
+				if want[i] < want[i-1] {
+					wn++
+				}
+			}
+			if n, _ := col.Decreases(lo, len(want)); n != wn {
+				t.Fatalf("Decreases: %d, want %d", n, wn)
+			}
+			if got, w := MedianInterval(sl), MedianInterval(WideTimes(want[lo:])); got != w {
+				t.Fatalf("median interval %d, want %d (of the same times as ns)", got, w)
+			}
+		}
+	})
 }
