@@ -225,7 +225,6 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 	sum := func(lo, hi int) []profile.Time {
 		out := make([]profile.Time, len(p.Categories))
 		samples := tl.Cursor(lo)
-		times, n := tl.Times, tl.Times.Len()
 		var next profile.Time // time i, read as the end of sample i−1
 		if lo < hi {
 			next = tl.TimeAt(lo)
@@ -238,9 +237,7 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 				c = cats[i]
 			}
 			t0 := next
-			if next = tl.End; i+1 < n {
-				next = times.At(i + 1)
-			}
+			next = tl.TimeAt(i + 1)
 			if d := min(next, to) - max(t0, from); int(c) < len(out) && d > 0 {
 				out[c] += d
 			}
