@@ -108,6 +108,10 @@ type parser struct {
 	heapOff                 int64            // offset of the first selfSize of a node (a heap profile); 0 if none
 	heapPath                string           // its JSON path
 	lastURL                 profile.StringID // intern cache
+	// Intern caches for call frames (internScript, internURL): script ids
+	// by their number, and the URL last read after each script id.
+	scriptByNum []profile.StringID
+	urlByScript []profile.StringID
 
 	// Trace chunks (see Assembler): per-sample lines and columns, trace ids
 	// (trace id → node id), and the JSON path prefix of the profile.
@@ -665,14 +669,14 @@ func (p *parser) callFrameField(n *rawNode, key []byte, legacy bool) error {
 			if _, err := s.Float(); err != nil {
 				return err
 			}
-			n.script = p.intern(p.raw(start, s.Offset()))
+			n.script = p.internScript(p.raw(start, s.Offset()))
 			return nil
 		}
 		b, err := s.String()
 		if err != nil {
 			return err
 		}
-		n.script = p.intern(b)
+		n.script = p.internScript(b)
 		return nil
 	}
 	if s.Null() {
@@ -686,13 +690,7 @@ func (p *parser) callFrameField(n *rawNode, key []byte, legacy bool) error {
 	case "functionName":
 		n.name = p.intern(b)
 	case "url":
-		// Consecutive nodes usually share a URL: compare before hashing.
-		if last := p.lastURL; last != 0 && string(b) == p.b.P.Strings[last] {
-			n.url = last
-		} else {
-			n.url = p.intern(b)
-			p.lastURL = n.url
-		}
+		n.url = p.internURL(b, n.script)
 	case "codeType":
 		n.codeType = p.intern(b)
 	}
@@ -700,6 +698,61 @@ func (p *parser) callFrameField(n *rawNode, key []byte, legacy bool) error {
 }
 
 func (p *parser) raw(start, end int64) []byte { return p.s.Raw(start, end) }
+
+// maxScriptCache bounds the script ids internScript remembers by number.
+const maxScriptCache = 1 << 16
+
+// internScript is intern for a script id: V8 writes small numbers ("20"),
+// which are remembered by their value in a dense array instead of hashed
+// again for every node.
+func (p *parser) internScript(b []byte) profile.StringID {
+	if len(b) == 0 || len(b) > 5 || b[0] == '0' && len(b) > 1 {
+		return p.intern(b)
+	}
+	v := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return p.intern(b)
+		}
+		v = v*10 + int(c-'0')
+	}
+	if v >= maxScriptCache {
+		return p.intern(b)
+	}
+	if v < len(p.scriptByNum) {
+		if id := p.scriptByNum[v]; id != 0 {
+			return id
+		}
+	} else {
+		p.scriptByNum = append(p.scriptByNum, make([]profile.StringID, min(maxScriptCache, 2*v+16)-len(p.scriptByNum))...)
+	}
+	id := p.intern(b)
+	p.scriptByNum[v] = id
+	return id
+}
+
+// internURL is intern for the URL of a call frame whose script id, read
+// before it as V8 writes them, is script (0 if none yet). The nodes of a
+// script share its URL: the one last read with that script id (or, without
+// one, the last URL read) is compared before hashing.
+func (p *parser) internURL(b []byte, script profile.StringID) profile.StringID {
+	last := p.lastURL
+	if int(script) < len(p.urlByScript) && script != 0 {
+		last = p.urlByScript[script]
+	}
+	if last != 0 && string(b) == p.b.P.Strings[last] {
+		return last
+	}
+	id := p.intern(b)
+	p.lastURL = id
+	if script != 0 {
+		if int(script) >= len(p.urlByScript) {
+			p.urlByScript = append(p.urlByScript, make([]profile.StringID, int(script)+1-len(p.urlByScript)+len(p.urlByScript)/2)...)
+		}
+		p.urlByScript[script] = id
+	}
+	return id
+}
 
 func (p *parser) parsePositionTicks(n *rawNode, base fmt.Stringer, suffix string) error {
 	s := p.s
