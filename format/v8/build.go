@@ -94,6 +94,19 @@ func (p *parser) appendThread(th profile.Thread) error {
 		prof.Format = "cpuprofile-legacy"
 		p.fixLegacyIDs()
 	}
+	// The nodes' distinct frames, found on another core while the nodes
+	// are ordered below.
+	var frames frameTable
+	frameOf := make([]int32, len(p.nodes)) // raw node → index in frames
+	framesDone := make(chan struct{})
+	go func() {
+		defer close(framesDone)
+		for i := range p.nodes {
+			rn := &p.nodes[i]
+			frameOf[i] = frames.index(callFrame{rn.name, rn.url, rn.script, rn.line, rn.col, rn.codeType})
+		}
+	}()
+	defer func() { <-framesDone }() // the early returns below
 	ids, err := p.indexIDs()
 	if err != nil {
 		return err
@@ -206,10 +219,19 @@ func (p *parser) appendThread(th profile.Thread) error {
 	hitCounts := p.nodes[0].hasHit
 	prof.Nodes = jsonscan.Grow(prof.Nodes, len(order))
 	prof.LineTicks = jsonscan.Grow(prof.LineTicks, len(p.ticks)) // those of unreachable nodes are left out
+	<-framesDone
+	// The profile's frames are made in preorder, as each first appears.
+	frameID := make([]profile.FrameID, len(frames.frames)) // +1; 0: not made yet
 	for i, raw := range order {
 		rn := &p.nodes[raw]
-		f := profile.Frame{Name: rn.name, URL: rn.url, ScriptID: rn.script, Line: rn.line, Column: rn.col, CodeType: rn.codeType}
-		prof.Nodes = append(prof.Nodes, profile.Node{Parent: parentOf[i], Frame: b.Frame(f), InputID: rn.id, HitCount: rn.hit, DeoptReason: rn.deopt})
+		k := frameOf[raw]
+		fid := frameID[k] - 1
+		if fid < 0 {
+			f := &frames.frames[k]
+			fid = b.Frame(profile.Frame{Name: f.name, URL: f.url, ScriptID: f.script, Line: f.line, Column: f.col, CodeType: f.codeType})
+			frameID[k] = fid + 1
+		}
+		prof.Nodes = append(prof.Nodes, profile.Node{Parent: parentOf[i], Frame: fid, InputID: rn.id, HitCount: rn.hit, DeoptReason: rn.deopt})
 		for _, lt := range p.ticks[rn.ticks[0]:rn.ticks[1]] {
 			lt.Node = nodeBase + profile.NodeID(i)
 			prof.LineTicks = append(prof.LineTicks, lt)
