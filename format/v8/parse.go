@@ -441,13 +441,32 @@ func (p *parser) parseNodes() error {
 	// callFrame), and a SIMD count of '{' is far cheaper than growing a
 	// slice of 100k+ nodes (positionTicks objects make it an overestimate).
 	// The count stops where the arrays read ahead start: counting through
-	// them would bring a long recording's samples into memory early.
-	if est := s.CountByte('{', s.Offset(), p.nodesLimit(s.Offset())) / 2; est > 0 && len(p.nodes) == 0 {
+	// them would bring a long recording's samples into memory early. A
+	// table read in two halves is counted by halves, one on each core:
+	// the count was a tenth of the many-nodes shape's summary, before the
+	// second core had a node to read.
+	data := s.Raw(0, int64(s.Len()))
+	start, limit := s.Offset(), p.nodesLimit(s.Offset())
+	at := p.splitPoint(data, start, limit)
+	var first, second int // '{' in [start, at) and [at, limit)
+	if at >= 0 {
+		done := make(chan struct{})
+		var err error
+		p.goAhead(done, &err, func() { second = s.CountByte('{', at, limit) })
+		first = s.CountByte('{', start, at)
+		<-done
+		if err != nil {
+			return p.fail(at, "nodes", err)
+		}
+	} else {
+		first = s.CountByte('{', start, limit)
+	}
+	if est := (first + second) / 2; est > 0 && len(p.nodes) == 0 {
 		est = min(est, p.limits.MaxNodes)
 		p.nodes = make([]rawNode, 0, est)
 		p.children = make([]int64, 0, est)
 	}
-	half := p.splitNodes(s.Raw(0, int64(s.Len())), s.Offset())
+	half := p.splitNodes(data, at, first/2, second/2)
 	defer half.wait()
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)

@@ -44,18 +44,21 @@ type nodesHalf struct {
 	done     chan struct{}
 }
 
-// splitNodes starts reading the second half of the node table that begins
-// at start (after its '['), when the table is large enough and a boundary
-// is found; nil otherwise.
-func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
-	if p.prefix != "" || p.lenient || p.legacy {
-		return nil
+// splitPoint returns where the node table [start, limit) is split to be
+// read in two halves: the offset of a node boundary near its middle, or −1
+// when it is read in order (too small, a trace chunk's or a legacy table,
+// no boundary found).
+func (p *parser) splitPoint(data []byte, start, limit int64) int64 {
+	if p.prefix != "" || p.lenient || p.legacy || limit-start < int64(splitNodesBytes) {
+		return -1
 	}
-	limit := p.nodesLimit(start)
-	if limit-start < int64(splitNodesBytes) {
-		return nil
-	}
-	at := nodeBoundary(data[:limit], start+(limit-start)/2)
+	return nodeBoundary(data[:limit], start+(limit-start)/2)
+}
+
+// splitNodes starts reading the second half of the node table, from at
+// (splitPoint; nothing when −1) to the end of the table. first and second are
+// the nodes the halves are expected to hold at most (from their '{').
+func (p *parser) splitNodes(data []byte, at int64, first, second int) *nodesHalf {
 	if at < 0 {
 		return nil
 	}
@@ -71,13 +74,13 @@ func (p *parser) splitNodes(data []byte, start int64) *nodesHalf {
 	// rest, and take moves the second's down behind the first's. A half
 	// that outgrows its share gets a table of its own (append), which
 	// take copies instead.
-	if first := p.s.CountByte('{', start, h.at) / 2; first < cap(p.nodes) && first < cap(p.children) {
+	if first < cap(p.nodes) && first < cap(p.children) {
 		h.nodesAll, h.kidsAll = p.nodes[:0], p.children[:0]
 		p.nodes, q.nodes = p.nodes[:0:first], p.nodes[first:first]
 		p.children, q.children = p.children[:0:first], p.children[first:first]
-	} else if est := p.s.CountByte('{', h.at, limit) / 2; est > 0 {
-		q.nodes = make([]rawNode, 0, min(est, p.limits.MaxNodes))
-		q.children = make([]int64, 0, min(est, p.limits.MaxNodes))
+	} else if second > 0 {
+		q.nodes = make([]rawNode, 0, min(second, p.limits.MaxNodes))
+		q.children = make([]int64, 0, min(second, p.limits.MaxNodes))
 	}
 	h.q = q
 	p.goAhead(h.done, &h.err, func() {
