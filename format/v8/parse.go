@@ -448,25 +448,25 @@ func (p *parser) parseNodes() error {
 	data := s.Raw(0, int64(s.Len()))
 	start, limit := s.Offset(), p.nodesLimit(s.Offset())
 	at := p.splitPoint(data, start, limit)
-	var first, second int // '{' in [start, at) and [at, limit)
+	var braces1, braces2 int // '{' in [start, at) and [at, limit)
 	if at >= 0 {
 		done := make(chan struct{})
 		var err error
-		p.goAhead(done, &err, func() { second = s.CountByte('{', at, limit) })
-		first = s.CountByte('{', start, at)
+		p.goAhead(done, &err, func() { braces2 = s.CountByte('{', at, limit) })
+		braces1 = s.CountByte('{', start, at)
 		<-done
 		if err != nil {
 			return p.fail(at, "nodes", err)
 		}
 	} else {
-		first = s.CountByte('{', start, limit)
+		braces1 = s.CountByte('{', start, limit)
 	}
-	if est := (first + second) / 2; est > 0 && len(p.nodes) == 0 {
+	if est := (braces1 + braces2) / 2; est > 0 && len(p.nodes) == 0 {
 		est = min(est, p.limits.MaxNodes)
 		p.nodes = make([]rawNode, 0, est)
 		p.children = make([]int64, 0, est)
 	}
-	half := p.splitNodes(data, at, first/2, second/2)
+	half := p.splitNodes(data, at, braces1/2, braces2/2)
 	defer half.wait()
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
