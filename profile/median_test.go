@@ -79,6 +79,18 @@ func TestMedianIntervalSeries(t *testing.T) {
 	if c := MakeTimes(1e18, 1e18-min30, 1e18+min30); !c.Compact() || MedianInterval(c) != 2*min30 {
 		t.Errorf("−30 min then +30 min: compact %t, median %d, want %d", c.Compact(), MedianInterval(c), 2*min30)
 	}
+	// A compact column (whole µs) with a wide one (fractions of a µs):
+	// selected in ns, not in µs.
+	c, w := MakeTimes(0, 2000, 4000, 7000), WideTimes([]Time{0, 1500, 3001})
+	if !c.Compact() || w.Compact() {
+		t.Fatalf("compact %t, wide %t", c.Compact(), !w.Compact())
+	}
+	if got := MedianInterval(c, w); got != 2000 { // 2000, 2000, 3000, 1500, 1501
+		t.Errorf("median of 2000,2000,3000,1500,1501 = %d, want 2000", got)
+	}
+	if got := MedianInterval(w, c.Slice(2, 4)); got != 1501 { // 1500, 1501, 3000
+		t.Errorf("median of 1500,1501,3000 = %d, want 1501", got)
+	}
 	if got := MedianInterval(); got != 0 {
 		t.Errorf("no series: %d", got)
 	}
