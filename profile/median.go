@@ -43,12 +43,13 @@ func MedianInterval(series ...Times) Time {
 		fn(0, halves[0])
 		wg.Wait()
 	}
-	// The intervals of compact columns are whole µs: selected in µs, they
-	// span a thousand times fewer values, which one pass of the histogram
-	// often covers (a .cpuprofile's, sampled every 100 µs to 1 ms).
+	// The intervals of compact columns whose blocks' bases are whole µs
+	// apart are whole µs: selected in µs, they span a thousand times fewer
+	// values, which one pass of the histogram often covers (a
+	// .cpuprofile's, sampled every 100 µs to 1 ms).
 	inUs := true
 	for _, times := range series {
-		inUs = inUs && times.Compact()
+		inUs = inUs && times.onMicroGrid()
 	}
 	lo, hi, count := [2]Time{math.MaxInt64, math.MaxInt64}, [2]Time{}, [2]int{}
 	both(func(h int, parts []Times) { lo[h], hi[h], count[h] = intervalRange(parts, inUs) })
@@ -130,7 +131,23 @@ func histogram(h []int, parts []Times, lo, hi Time, shift int, inUs bool) {
 	}
 }
 
-// interval is t−prev, in µs with inUs (both are whole µs then).
+// onMicroGrid reports whether every interval of the column is a whole
+// number of µs: it is compact (each time whole µs from its block's base)
+// and its blocks' bases are whole µs apart (checked on the whole
+// column's, which a slice shares).
+func (t *Times) onMicroGrid() bool {
+	if t.wide != nil {
+		return false
+	}
+	for _, b := range t.bases {
+		if (b%1000+1000)%1000 != (t.bases[0]%1000+1000)%1000 {
+			return false
+		}
+	}
+	return true
+}
+
+// interval is t−prev, in µs with inUs (both are on one grid of µs then).
 func interval(t, prev Time, inUs bool) Time {
 	if inUs {
 		return (t - prev) / 1000

@@ -91,6 +91,20 @@ func TestMedianIntervalSeries(t *testing.T) {
 	if got := MedianInterval(w, c.Slice(2, 4)); got != 1501 { // 1500, 1501, 3000
 		t.Errorf("median of 1500,1501,3000 = %d, want 1501", got)
 	}
+	// Compact blocks whose bases are not whole µs apart: the interval
+	// between two blocks is not whole µs either (here it is the median).
+	var ts []Time
+	for i := range blockLen {
+		ts = append(ts, Time(i)*1000)
+	}
+	for i := range blockLen {
+		ts = append(ts, ts[blockLen-1]+1500+Time(i)*3000)
+	}
+	if c := MakeTimes(ts...); !c.Compact() || MedianInterval(c) != 1500 {
+		t.Errorf("blocks 500 ns off: compact %t, median %d, want 1500", c.Compact(), MedianInterval(c))
+	} else if got, want := MedianInterval(c.Slice(1, len(ts))), MedianInterval(WideTimes(ts[1:])); got != want {
+		t.Errorf("blocks 500 ns off, from time 1: median %d, want %d", got, want)
+	}
 	if got := MedianInterval(); got != 0 {
 		t.Errorf("no series: %d", got)
 	}
