@@ -80,7 +80,7 @@ func MedianInterval(series ...Times) Time {
 
 // intervalRange returns the least and the greatest positive interval of
 // parts, and their number (math.MaxInt64, 0, 0 without any), in µs with
-// inUs (every part compact), else in ns.
+// inUs (every part on a grid of whole µs: onMicroGrid), else in ns.
 func intervalRange(parts []Times, inUs bool) (lo, hi Time, n int) {
 	lo = math.MaxInt64
 	for _, times := range parts {
@@ -139,8 +139,9 @@ func (t *Times) onMicroGrid() bool {
 	if t.wide != nil {
 		return false
 	}
+	residue := func(b Time) Time { return (b%1000 + 1000) % 1000 } // b−b0 may wrap
 	for _, b := range t.bases {
-		if (b%1000+1000)%1000 != (t.bases[0]%1000+1000)%1000 {
+		if residue(b) != residue(t.bases[0]) {
 			return false
 		}
 	}

@@ -42,12 +42,9 @@ type frameTable struct {
 
 // index returns the index of f, adding it if new.
 func (t *frameTable) index(f callFrame) int32 {
-	if int(f.name) < len(t.byName) {
-		if k := t.byName[f.name]; k > 0 && t.frames[k-1] == f {
-			return k - 1
-		}
-	} else {
-		t.byName = append(t.byName, make([]int32, int(f.name)+1-len(t.byName)+len(t.byName)/2)...)
+	t.byName = reach(t.byName, int(f.name))
+	if k := t.byName[f.name]; k > 0 && t.frames[k-1] == f {
+		return k - 1
 	}
 	if 2*(len(t.frames)+1) > len(t.slots) {
 		t.grow()
@@ -94,4 +91,14 @@ func (t *frameTable) grow() {
 		}
 		t.slots[i] = int32(k + 1)
 	}
+}
+
+// reach returns s, lengthened with zeros if needed so that it has an
+// element i: by half its length more, so that ids met in increasing order
+// grow it a few times only.
+func reach[T any](s []T, i int) []T {
+	if i < len(s) {
+		return s
+	}
+	return append(s, make([]T, i+1-len(s)+len(s)/2)...)
 }

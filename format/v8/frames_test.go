@@ -34,7 +34,7 @@ func TestFrameTable(t *testing.T) {
 		t.Fatalf("%d frames, want %d", len(tab.frames), len(want))
 	}
 	// How far each frame sits from its slot (linear probing): a few slots
-	// at most (7 in a run of this test).
+	// at most (4 to 12 in runs of this test).
 	mask := len(tab.slots) - 1
 	maxDist, sum := 0, 0
 	for i, k := range tab.slots {

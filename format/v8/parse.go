@@ -738,12 +738,9 @@ func (p *parser) internScript(b []byte) profile.StringID {
 	if v >= maxScriptCache {
 		return p.intern(b)
 	}
-	if v < len(p.scriptByNum) {
-		if id := p.scriptByNum[v]; id != 0 {
-			return id
-		}
-	} else {
-		p.scriptByNum = append(p.scriptByNum, make([]profile.StringID, min(maxScriptCache, 2*v+16)-len(p.scriptByNum))...)
+	p.scriptByNum = reach(p.scriptByNum, v)
+	if id := p.scriptByNum[v]; id != 0 {
+		return id
 	}
 	id := p.intern(b)
 	p.scriptByNum[v] = id
@@ -765,9 +762,7 @@ func (p *parser) internURL(b []byte, script profile.StringID) profile.StringID {
 	id := p.intern(b)
 	p.lastURL = id
 	if script != 0 {
-		if int(script) >= len(p.urlByScript) {
-			p.urlByScript = append(p.urlByScript, make([]profile.StringID, int(script)+1-len(p.urlByScript)+len(p.urlByScript)/2)...)
-		}
+		p.urlByScript = reach(p.urlByScript, int(script))
 		p.urlByScript[script] = id
 	}
 	return id
