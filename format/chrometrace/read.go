@@ -650,8 +650,9 @@ type ev struct {
 	ph               byte
 	name, cat        profile.StringID
 	hasName, hasCat  bool
-	isProfile        bool // name is Profile, ProfileChunk or CpuProfile
-	isWeb            bool // name marks a Chrome web trace (MetaHandler)
+	isProfile        bool   // name is Profile, ProfileChunk or CpuProfile
+	pre              *chunk // a ProfileChunk's args read ahead (preChunk)
+	isWeb            bool   // name marks a Chrome web trace (MetaHandler)
 	pid, tid, id     []byte
 	hasID            bool
 	ts, dur          float64
@@ -1320,7 +1321,13 @@ func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error 
 	}
 	// ProfileChunk.
 	nodes, _, deltas := p.asm.Counts()
-	c, err := readChunk(args, argsOff, path+".args.", p.asm)
+	var c *chunk
+	var err error
+	if e.pre != nil {
+		c, err = e.pre.finish(args, argsOff, path+".args.", p.asm)
+	} else {
+		c, err = readChunk(args, argsOff, path+".args.", p.asm)
+	}
 	if err != nil {
 		return err
 	}
@@ -1460,10 +1467,41 @@ type chunk struct {
 	source      string
 	endTime     float64 // data.endTime (Node writes it in the last chunk)
 	hasEnd      bool
+	// Read ahead (preChunk): where each data.cpuProfile.nodes value
+	// starts, its nodes not yet read.
+	nodesAt []int64
+}
+
+// preChunk reads a ProfileChunk's args ahead of the main reader, on the
+// split's worker (split.go), but for its nodes, whose strings go into the
+// profile's string table in order: it notes where they are, for finish.
+// Nil if the args are not read as readChunk reads them, without error:
+// the main reader then reads them whole.
+func preChunk(args []byte) *chunk {
+	c, err := readChunk(args, 0, "", nil)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// finish reads the nodes of a chunk read ahead by preChunk, as readChunk
+// would have, and makes its offsets the file's.
+func (c *chunk) finish(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, error) {
+	for _, at := range c.nodesAt {
+		if err := asm.ReadNodes(jsonscan.New(args[at:]), off+at, path+"data.cpuProfile."); err != nil {
+			return nil, err
+		}
+	}
+	if c.deltasOff >= 0 {
+		c.deltasOff += off
+	}
+	return c, nil
 }
 
 // readChunk reads args of a ProfileChunk: data.cpuProfile.{nodes, samples,
-// trace_ids}, data.timeDeltas, data.lines, data.columns, data.source.
+// trace_ids}, data.timeDeltas, data.lines, data.columns, data.source. With
+// a nil asm, the nodes are skipped and noted (preChunk).
 func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, error) {
 	c := &chunk{deltasOff: -1}
 	s := jsonscan.New(args)
@@ -1524,6 +1562,13 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 				switch string(key2) {
 				case "nodes":
 					if s.Null() {
+						continue
+					}
+					if asm == nil {
+						c.nodesAt = append(c.nodesAt, s.Offset())
+						if err := s.Skip(); err != nil {
+							return nil, err
+						}
 						continue
 					}
 					if err := asm.ReadNodes(s, off, path+"data.cpuProfile."); err != nil {

@@ -2,6 +2,7 @@ package chrometrace
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -13,31 +14,42 @@ import (
 
 // The events array on two cores.
 //
-// Reading a trace is mostly parsing its events (docs/performance.md §6),
+// Reading a trace is mostly parsing its events (docs/performance.md §5a),
 // one after the other on one core. When the whole input is in memory (a
-// mapped file, or bytes), a large events array is cut into pairs of parts
-// of up to pairBytes: the main reader parses and applies the first part of
-// each pair, while a worker parses the second (a segment) ahead of it into
-// a compact list of events, with a string table of its own. A segment
-// starts at a guessed event boundary (jsonscan.ElementStart) and ends at the first
-// event that starts at or after the next pair, or at the array's ']'.
+// mapped file, or bytes), a large events array is cut into pairs of up to
+// pairBytes, and each pair into chunks of about chunkBytes, each starting
+// at a guessed event boundary (jsonscan.ElementStart). In each pair the
+// main reader parses and applies chunks from the front, and a worker
+// parses chunks from the back into compact lists of events, each with a
+// string table of its own; a chunk belongs to whichever claims it first.
+// When they meet, the worker goes on to the next pair and the main reader
+// applies the worker's chunks of this one. So the split adapts to the
+// input: where applying is cheap the main reader parses nearly half of
+// each pair, where applying is dear (profile chunks) it parses less, and
+// neither waits for the other except at the meeting point and at the end.
 //
-// The main reader takes a segment only when it reaches an event that
-// starts at that very offset. It then applies the segment's events in
-// order, as the worker publishes them (the two overlap), and reads on from
-// the segment's end. Before applying an event it interns the strings that
-// the worker met first in it, in the order met: so the profile, string
-// table included, is the one the in-order read makes
+// The main reader takes a worker's chunk only when it reaches an event that
+// starts at that very offset. It then applies the chunk's events in order,
+// as the worker publishes them (the two overlap), and reads on from the
+// chunk's end. Before applying an event it interns the strings that the
+// worker met first in it (in its chunk), in the order met: so the profile,
+// string table included, is the one the in-order read makes
 // (TestSplitEventsSameResult). Where the worker stops short of the end (an
 // error, a truncated or oddly ended array, an event above the size limit)
 // the main reader reads on itself from the last event applied, with the
-// same result and errors; a segment whose start is no event of the array
-// (a wrong guess) is dropped.
+// same result and errors; a chunk whose start is no event of the array (a
+// wrong guess) is dropped, and the main reader reads it itself.
 //
 // Applying an event (threads, profiles, the event store) stays on the main
-// reader: it is order-dependent, and about a fifth of reading. The worker
-// holds at most one segment beyond the one being applied, so memory stays
-// bounded on a trace of any size.
+// reader: it is order-dependent. But the worker reads a ProfileChunk's
+// samples, time deltas, lines and columns ahead (preChunk), which made
+// applying a profile-heavy trace's chunks dearer than parsing them; only
+// their nodes, whose strings enter the profile's table, are left to the
+// main reader. The worker starts a pair only when the main reader has
+// reached the one before it, so it holds at most two pairs' chunks parsed
+// and memory stays bounded on a trace of any size. The last pair is a
+// quarter of a pair: after the worker's last chunk, the main reader
+// applies the worker's part of it alone.
 
 // splitEventsBytes is the size of input from which the events array is read
 // on two cores (a variable for tests).
@@ -66,6 +78,7 @@ type segEvent struct {
 	pidN, tidN   uint16
 	idN          uint16
 	badTimes     int32
+	pre          int32 // 1 + its index in published.pres, if read ahead
 	ph           byte
 	flags        uint8
 }
@@ -78,11 +91,14 @@ const (
 	isWeb
 )
 
-// segment is a stretch of the events array that the worker parses ahead.
+// segment is a chunk of the events array, which either reader may claim.
 type segment struct {
 	at    int64 // offset of its first event's '{' (a guess until taken)
 	limit int64 // it ends at the first event that starts here or later
 	q     *reader
+	sp    *split
+	claim atomic.Int32 // unclaimed, byWorker or byMain
+	last  bool         // the last chunk of its pair
 
 	// What the worker has published (under mu): its first n events, the
 	// blocks holding them and their ids, and its string table so far.
@@ -104,16 +120,28 @@ type published struct {
 	events [][]segEvent // in blocks of segBlock: no copies as it grows
 	ids    [][]byte     // pid, tid and id, in blocks of idBlock
 	strs   []string
+	pres   []*chunk // ProfileChunk args read ahead
 	n      int
 }
 
-// split is the events array read on two cores: the segments the worker
-// parses, in order, each the second part of a stretch of up to pairBytes
-// of input whose first part the main reader reads itself.
+const (
+	unclaimed = iota
+	byWorker
+	byMain
+)
+
+// split is the events array read on two cores: its chunks in order, in
+// pairs.
 type split struct {
-	segs []*segment
-	next int           // the first segment not yet taken or passed
-	free chan struct{} // a token per segment the worker may hold parsed
+	segs  []*segment
+	pairs [][]*segment
+	next  int           // the first chunk not yet taken or passed
+	free  chan struct{} // a token per pair the worker may start
+	quit  chan struct{} // closed when no chunk is wanted any more
+	// Blocks of parsed events and of ids, given back as the main reader
+	// is done with a chunk, for the worker's next ones.
+	eventBlocks chan []segEvent
+	idBlocks    chan []byte
 }
 
 const (
@@ -131,21 +159,23 @@ const (
 // (jsonscan.ElementStart).
 var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
 
-// pairBytes is the most input read as one pair of parts, the main
-// reader's and the worker's: it bounds what the worker holds parsed (a
-// segment's events take about a third of their input's size). 16 MB kept
-// the four 29–44 MB DevTools traces as fast as 64 MB did, at 0–6 MB less
-// peak RSS; 8 MB was slower.
+// pairBytes is the most input read as one pair: it bounds what the worker
+// holds parsed (a chunk's events take about a third of their input's
+// size).
 var pairBytes = 16 << 20
 
-// workerShare is the worker's part of a pair: the main reader parses and
-// applies its own part and applies the worker's (applying is about a
-// fifth of reading), so the worker takes the larger part.
-const workerShare = 0.58
+// chunkBytes is about the size of a chunk: the main reader waits at most
+// about the time the worker takes to parse one where they meet.
+var chunkBytes = 1 << 20
+
+// workerTakesLast makes the main reader leave the last chunk of each pair
+// to the worker (for tests: on a small input the main reader would often
+// claim every chunk before the worker starts).
+var workerTakesLast bool
 
 // splitEvents starts the worker on the events array whose first element
-// is at r.pos, when the input is whole and large enough: one pair of parts
-// for an array of up to pairBytes, more of equal size beyond.
+// is at r.pos, when the input is whole and large enough: one pair for an
+// array of up to pairBytes, more of equal size beyond.
 func (r *reader) splitEvents() {
 	if !r.whole || r.splitTried {
 		return
@@ -155,45 +185,88 @@ func (r *reader) splitEvents() {
 	if rest < splitEventsBytes || rest < 2 {
 		return
 	}
-	pairs := (rest + pairBytes - 1) / pairBytes
-	sp := &split{free: make(chan struct{}, 1)}
-	prev := r.pos
-	for k := range pairs {
-		lo, hi := r.pos+k*rest/pairs, r.pos+(k+1)*rest/pairs
-		at := jsonscan.ElementStart(r.buf[:r.end], max(prev+1, lo+int(float64(hi-lo)*(1-workerShare))), eventKeys...)
-		if at < 0 || at >= hi {
-			continue
+	// The last pair is a quarter of a pair: after the worker has parsed
+	// its part of it, the main reader applies that part alone.
+	tail := min(rest/4, pairBytes/4)
+	npairs := (rest - tail + pairBytes - 1) / pairBytes
+	bounds := make([]int, 0, npairs+2)
+	for k := range npairs + 1 {
+		bounds = append(bounds, r.pos+k*(rest-tail)/npairs)
+	}
+	bounds = append(bounds, r.end)
+	sp := &split{quit: make(chan struct{}), eventBlocks: make(chan []segEvent, 64), idBlocks: make(chan []byte, 64)}
+	data := r.buf[:r.end]
+	prev := -1
+	for k := range len(bounds) - 1 {
+		lo, hi := bounds[k], bounds[k+1]
+		nc := max(2, (hi-lo+chunkBytes/2)/chunkBytes) // one for each reader at least
+		var pair []*segment
+		for c := range nc {
+			from := lo + c*(hi-lo)/nc
+			var at int
+			if from == r.pos {
+				at = jsonscan.SkipSpace(data, from) // the array's first element
+			} else {
+				at = jsonscan.ElementStart(data, max(prev+1, from), eventKeys...)
+			}
+			if at <= prev || at < 0 || at >= hi {
+				continue
+			}
+			g := &segment{at: int64(at), sp: sp, more: make(chan struct{}, 1), done: make(chan struct{})}
+			if n := len(sp.segs); n > 0 {
+				sp.segs[n-1].limit = g.at
+			}
+			sp.segs = append(sp.segs, g)
+			pair = append(pair, g)
+			prev = at
 		}
-		sp.segs = append(sp.segs, &segment{at: int64(at), limit: int64(hi), more: make(chan struct{}, 1), done: make(chan struct{})})
-		prev = at
+		if len(pair) > 0 {
+			pair[len(pair)-1].last = true
+			sp.pairs = append(sp.pairs, pair)
+		}
 	}
 	if len(sp.segs) == 0 {
 		return
 	}
+	sp.segs[len(sp.segs)-1].limit = math.MaxInt64
 	r.split = sp
-	data, max, depth, release := r.buf[:r.end], r.max, r.s.MaxDepth, r.release
+	// Two pairs may be started at once: the worker goes on to the next
+	// pair while the main reader applies its chunks of this one.
+	sp.free = make(chan struct{}, len(sp.pairs)+2)
 	sp.free <- struct{}{}
+	sp.free <- struct{}{}
+	max, depth, release := r.max, r.s.MaxDepth, r.release
 	go func() {
-		for _, g := range sp.segs {
-			<-sp.free // the main reader has taken or passed the one before
-			func() {
-				defer close(g.done)
-				if release != nil { // a mapped file: a fault is an error, not a crash
-					defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-					defer func() {
-						if e := recover(); e != nil {
-							g.fault = input.FaultError(e)
-						}
-					}()
+		for _, pair := range sp.pairs {
+			select {
+			case <-sp.free: // the main reader has reached the pair before
+			case <-sp.quit:
+				return
+			}
+			for j := len(pair) - 1; j >= 0; j-- {
+				g := pair[j]
+				if !g.claim.CompareAndSwap(unclaimed, byWorker) {
+					break // the main reader has come this far
 				}
-				if g.stop.Load() {
-					return
-				}
-				g.q = &reader{buf: data, pos: int(g.at), end: len(data), eof: true, whole: true, max: max,
-					b: profile.NewBuilder("chrome-trace")}
-				g.q.s.MaxDepth = depth
-				g.ok = g.read(release)
-			}()
+				func() {
+					defer close(g.done)
+					if release != nil { // a mapped file: a fault is an error, not a crash
+						defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+						defer func() {
+							if e := recover(); e != nil {
+								g.fault = input.FaultError(e)
+							}
+						}()
+					}
+					if g.stop.Load() {
+						return
+					}
+					g.q = &reader{buf: data, pos: int(g.at), end: len(data), eof: true, whole: true, max: max,
+						b: profile.NewBuilder("chrome-trace")}
+					g.q.s.MaxDepth = depth
+					g.ok = g.read(release)
+				}()
+			}
 		}
 	}()
 }
@@ -207,10 +280,11 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 	relAt := q.pos
 	var events [][]segEvent
 	var ids [][]byte
+	var pres []*chunk
 	idsLen := 0 // bytes used in the last block of ids
 	publish := func(n int) {
 		g.mu.Lock()
-		g.pub = published{events: events, ids: ids, strs: q.b.P.Strings, n: n}
+		g.pub = published{events: events, ids: ids, strs: q.b.P.Strings, pres: pres, n: n}
 		g.mu.Unlock()
 		select {
 		case g.more <- struct{}{}:
@@ -245,6 +319,12 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 			pidN: uint16(len(e.pid)), tidN: uint16(len(e.tid)), idN: uint16(len(e.id)),
 			badTimes: int32(e.badTimes), ph: e.ph,
 		}
+		if e.isProfile && e.args1 > e.args0 && q.b.P.Strings[e.name] == "ProfileChunk" {
+			if c := preChunk(data[q.pos+e.args0 : q.pos+e.args1]); c != nil && len(pres) < math.MaxInt32 {
+				pres = append(pres, c)
+				he.pre = int32(len(pres))
+			}
+		}
 		for _, f := range []struct {
 			on   bool
 			flag uint8
@@ -261,7 +341,7 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 				publish(n)
 				return false
 			}
-			ids, idsLen = append(ids, make([]byte, idBlock)), 0
+			ids, idsLen = append(ids, g.sp.idBlock()), 0
 		}
 		he.ids = int32((len(ids)-1)*idBlock + idsLen)
 		b := ids[len(ids)-1]
@@ -269,7 +349,7 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 		idsLen += copy(b[idsLen:], e.tid)
 		idsLen += copy(b[idsLen:], e.id)
 		if n%segBlock == 0 {
-			events = append(events, make([]segEvent, segBlock))
+			events = append(events, g.sp.eventBlock())
 		}
 		events[n/segBlock][n%segBlock] = he
 		q.pos = jsonscan.SkipSpace(data, q.pos+int(size))
@@ -306,19 +386,19 @@ const (
 )
 
 // takeSegment is called with the main reader at an element of the events
-// array at path. If the element is the next segment's first event, it
-// applies the segment's events as the worker publishes them, moves to
-// where the segment ends (or to the end of the last event the worker
-// read, when it stopped short), and tells where that is.
+// array at path. If the element is the next chunk's first event, the main
+// reader claims the chunk, or, if the worker has, applies the chunk's
+// events as the worker publishes them, moves to where the chunk ends (or
+// to the end of the last event the worker read, when it stopped short),
+// and tells where that is.
 func (r *reader) takeSegment(path string) (segNext, error) {
 	sp := r.split
 	at := r.base + int64(r.pos)
 	for sp.next < len(sp.segs) && sp.segs[sp.next].at < at {
-		// Passed: the guess was no element of the array.
+		// Passed: the guess was no element of the array, or the chunk
+		// before ended past it.
 		g := sp.segs[sp.next]
-		g.free()
-		sp.next++
-		sp.free <- struct{}{}
+		sp.pass(g)
 		if g.fault != nil {
 			return segNone, g.fault
 		}
@@ -326,20 +406,25 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 	if sp.next == len(sp.segs) || sp.segs[sp.next].at != at {
 		return segNone, nil
 	}
-	// The main reader's own stretch up to the segment goes back now: after
-	// the segment it goes on from the segment's end.
+	g := sp.segs[sp.next]
+	if workerTakesLast && g.last {
+		for g.claim.Load() == unclaimed { // the worker claims it first
+			runtime.Gosched()
+		}
+	}
+	if g.claim.CompareAndSwap(unclaimed, byMain) {
+		sp.pass(g)
+		return segNone, nil // the main reader reads it
+	}
+	// The main reader's own stretch up to the chunk goes back now: after
+	// the chunk it goes on from the chunk's end.
 	if r.release != nil && at > r.released {
 		if err := r.release(r.released, at); err != nil {
 			return segNone, err
 		}
 		r.released = at
 	}
-	g := sp.segs[sp.next]
-	sp.next++
-	defer func() {
-		g.free()
-		sp.free <- struct{}{} // the worker may go on to the next segment
-	}()
+	defer sp.pass(g)
 	var remap []profile.StringID
 	data := r.buf[:r.end]
 	dropped := g.at
@@ -371,6 +456,9 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 				hasName: he.flags&hasName != 0, hasCat: he.flags&hasCat != 0, hasID: he.flags&hasID != 0,
 				isProfile: he.flags&isProfile != 0, isWeb: he.flags&isWeb != 0,
 			}
+			if he.pre > 0 {
+				e.pre = pub.pres[he.pre-1]
+			}
 			idx := r.nEvents
 			r.nEvents++
 			r.itemPath, r.item = path, idx
@@ -391,7 +479,7 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 		return segNone, g.fault
 	}
 	if applied == 0 {
-		return segNone, nil // read the segment in order
+		return segNone, nil // read the chunk in order
 	}
 	splitTaken.Add(1)
 	end, next := g.end, segAtElement
@@ -409,30 +497,66 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 	return next, nil
 }
 
-// free stops the worker on the segment, waits for it and lets go of what
-// it parsed.
-func (g *segment) free() {
-	g.stop.Store(true)
-	<-g.done
-	g.q, g.pub = nil, published{}
+// pass moves the main reader past chunk g, the next one: if the worker
+// has it, it is stopped and its blocks are kept for the worker's next
+// chunks. The last chunk of a pair lets the worker start another.
+func (sp *split) pass(g *segment) {
+	sp.next++
+	if !g.claim.CompareAndSwap(unclaimed, byMain) && g.claim.Load() == byWorker {
+		g.stop.Store(true)
+		<-g.done
+		for _, b := range g.pub.events {
+			select {
+			case sp.eventBlocks <- b:
+			default:
+			}
+		}
+		for _, b := range g.pub.ids {
+			select {
+			case sp.idBlocks <- b:
+			default:
+			}
+		}
+		g.q, g.pub = nil, published{}
+	}
+	if g.last {
+		sp.free <- struct{}{}
+	}
 }
 
-// stopSplit tells the worker that no segment is wanted any more and waits
-// for it to finish.
+// eventBlock and idBlock are a block for the worker's parsed events and
+// ids: one the main reader is done with, or a new one.
+func (sp *split) eventBlock() []segEvent {
+	select {
+	case b := <-sp.eventBlocks:
+		return b
+	default:
+		return make([]segEvent, segBlock)
+	}
+}
+
+func (sp *split) idBlock() []byte {
+	select {
+	case b := <-sp.idBlocks:
+		return b
+	default:
+		return make([]byte, idBlock)
+	}
+}
+
+// stopSplit tells the worker that no chunk is wanted any more and waits
+// for it to finish the one it is on.
 func (r *reader) stopSplit() {
 	sp := r.split
 	if sp == nil {
 		return
 	}
 	r.split = nil
+	close(sp.quit)
 	for _, g := range sp.segs[sp.next:] {
-		g.stop.Store(true)
-	}
-	for _, g := range sp.segs[sp.next:] {
-		select {
-		case sp.free <- struct{}{}:
-		default:
+		if !g.claim.CompareAndSwap(unclaimed, byMain) {
+			g.stop.Store(true)
+			<-g.done
 		}
-		<-g.done
 	}
 }

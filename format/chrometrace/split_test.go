@@ -135,37 +135,49 @@ func TestSplitEventsSameResult(t *testing.T) {
 		doc{name: "name before cat", data: regexp.MustCompile(`"cat":("[^"]*"),"name":("[^"]*")`).ReplaceAll(base, []byte(`"name":$2,"cat":$1`)), whole: true},
 		doc{name: "boundary in a string", data: late(`"name":"`, `"name":"},{\"ph\":\"X\",`), whole: true},
 		doc{name: "pretty", data: bytes.ReplaceAll(base, []byte(`},{"`), []byte("},\n  {\"")), whole: true},
+		// A profile chunk's args the worker reads ahead: an error in its
+		// samples (the main reader reads it again and finds the error),
+		// deltas whose sum is out of range (an error located in the
+		// chunk's timeDeltas once the profile is built), fractional
+		// deltas, an empty node array.
+		doc{name: "bad sample late", data: late(`"samples":[`, `"samples":["x",`)},
+		doc{name: "huge deltas late", data: late(`"timeDeltas":[`, `"timeDeltas":[4000000000000000,4000000000000000,`)},
+		doc{name: "fractional delta late", data: late(`"timeDeltas":[`, `"timeDeltas":[0.5,`), whole: true},
+		doc{name: "empty nodes late", data: late(`"cpuProfile":{`, `"cpuProfile":{"nodes":[],`), whole: true},
 		doc{name: "trailing comma", data: append(append(append([]byte{}, base[:end]...), ",]"...), base[end+1:]...)},
 		doc{name: "unterminated", data: base[:end]},
 		doc{name: "cut in an event", data: base[:end-20]},
 		doc{name: "members after the events", data: append(append([]byte{}, base[:len(bytes.TrimRight(base, " \n}"))]...), `,"metadata":{"a":[{"x":1},{"y":2}]},"displayTimeUnit":"ms"}`...), whole: true},
 		doc{name: "event over the limit", data: late(`"name":"`, `"name":"`+strings.Repeat("x", 5000)), opts: Options{MaxEventBytes: 4096}},
 	)
-	defer func(n int) { pairBytes = n }(pairBytes)
+	defer func(n, m int) { pairBytes, chunkBytes, workerTakesLast = n, m, false }(pairBytes, chunkBytes)
+	workerTakesLast = true
 	againBefore := readAgainCount.Load()
 	defer func() {
 		if readAgainCount.Load() == againBefore {
 			t.Error("no deferred event was read again")
 		}
 	}()
-	for _, pb := range []int{pairBytes, 48 << 10} {
-		pairBytes = pb
+	// Pairs and chunks as read (a pair of the generated trace is cut in
+	// a few chunks), then many pairs of a few chunks, and of many chunks.
+	for _, sizes := range []struct{ pair, chunk int }{{pairBytes, 64 << 10}, {48 << 10, 16 << 10}, {48 << 10, 2 << 10}} {
+		pairBytes, chunkBytes = sizes.pair, sizes.chunk
 		taken, split := splitTaken.Load(), 0
 		for _, d := range docs {
 			before := splitTaken.Load()
 			if diff := sameRead(d.data, d.opts); diff != "" {
-				t.Errorf("pairs of %d bytes: %s: %s", pb, d.name, diff)
+				t.Errorf("%+v: %s: %s", sizes, d.name, diff)
 			}
 			if splitTaken.Load() > before {
 				split++
 			} else if d.whole {
-				t.Errorf("pairs of %d bytes: %s: not read in parts", pb, d.name)
+				t.Errorf("%+v: %s: not read in parts", sizes, d.name)
 			}
 		}
 		taken = splitTaken.Load() - taken
-		t.Logf("pairs of %d bytes: %d inputs, %d read in parts, %d segments taken, %d deferred events read again", pb, len(docs), split, taken, readAgainCount.Load())
+		t.Logf("%+v: %d inputs, %d read in parts, %d chunks taken from the worker, %d deferred events read again", sizes, len(docs), split, taken, readAgainCount.Load())
 		if !testing.Short() && split < len(docs)*3/4 {
-			t.Errorf("pairs of %d bytes: %d inputs read in parts, want most of the %d", pb, split, len(docs))
+			t.Errorf("%+v: %d inputs read in parts, want most of the %d", sizes, split, len(docs))
 		}
 	}
 }
@@ -185,8 +197,11 @@ func FuzzSplitEvents(f *testing.F) {
 	}
 	f.Add(small.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer func(n, m, k int) { splitEventsBytes, pairBytes, deferEventsBytes = n, m, k }(splitEventsBytes, pairBytes, deferEventsBytes)
-		splitEventsBytes, pairBytes, deferEventsBytes = 0, max(64, len(data)/3), 0
+		defer func(n, m, c, k int) {
+			splitEventsBytes, pairBytes, chunkBytes, deferEventsBytes, workerTakesLast = n, m, c, k, false
+		}(splitEventsBytes, pairBytes, chunkBytes, deferEventsBytes)
+		workerTakesLast = true
+		splitEventsBytes, pairBytes, chunkBytes, deferEventsBytes = 0, max(64, len(data)/3), max(16, len(data)/10), 0
 		fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return ParseBytes(data, Options{}) })
 		if diff := sameRead(data, Options{}); diff != "" {
 			t.Fatal(diff)
