@@ -164,6 +164,11 @@ var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
 // size).
 var pairBytes = 16 << 20
 
+// guessWindow aligns the stretch of a mapped file given back after each
+// boundary guess: two windows from the guess's start rounded down, more
+// than the kernel maps on a page fault.
+const guessWindow = 16 << 20
+
 // chunkBytes is about the size of a chunk: the main reader waits at most
 // about the time the worker takes to parse one where they meet.
 var chunkBytes = 1 << 20
@@ -208,6 +213,14 @@ func (r *reader) splitEvents() {
 				at = jsonscan.SkipSpace(data, from) // the array's first element
 			} else {
 				at = jsonscan.ElementStart(data, max(prev+1, from), eventKeys...)
+				// The guess touched the file, and the kernel may map a
+				// fault's whole read-ahead window (8 MB on this machine):
+				// the 2 GB trace was all resident before an event was read.
+				// Those pages go back at once.
+				if r.drop != nil {
+					lo := int64(max(prev+1, from)) &^ (guessWindow - 1)
+					r.drop(r.base+lo, r.base+min(lo+2*guessWindow, int64(r.end)))
+				}
 			}
 			if at <= prev || at < 0 || at >= hi {
 				continue
