@@ -5,9 +5,12 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jsprof/jsprof/analysis/devtoolsstats"
 	"github.com/jsprof/jsprof/internal/jsonw"
@@ -69,6 +72,40 @@ func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
 	return s, nil
 }
 
+// summarizeAll summarizes every thread, two at a time on two cores (the
+// DevTools Summary of a trace's thread walks its events and calls), the
+// threads of most samples and events first.
+func summarizeAll(e *env, l *loaded) ([]threadSummary, error) {
+	out := make([]threadSummary, len(l.threads))
+	errs := make([]error, len(l.threads))
+	order := make([]int, len(l.threads))
+	for i := range order {
+		order[i] = i
+	}
+	size := func(i int) int {
+		th := l.thread(l.threads[i])
+		return th.Samples.Len() + th.Events.Len()
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size(b) - size(a) })
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(order)) {
+		wg.Go(func() {
+			for k := next.Add(1) - 1; k < int64(len(order)); k = next.Add(1) - 1 {
+				i := order[k]
+				out[i], errs[i] = summarize(e, l, l.threads[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func runSummary(e *env, args []string) error {
 	fs := newFlags("summary")
 	common := addCommonFlags(fs)
@@ -86,11 +123,11 @@ func runSummary(e *env, args []string) error {
 	p := l.profile
 	if *asJSON {
 		out := report.Summary{Format: p.Format, File: name, Threads: []report.ThreadSummary{}, Diagnostics: report.Diagnostics(p.Diagnostics)}
-		for _, ta := range l.threads {
-			s, err := summarize(e, l, ta)
-			if err != nil {
-				return err
-			}
+		sums, err := summarizeAll(e, l)
+		if err != nil {
+			return err
+		}
+		for _, s := range sums {
 			ts := report.ThreadSummary{
 				Thread:  reportThread(s.th),
 				StartUs: report.Micros(s.th.Start), EndUs: report.Micros(s.th.End),
@@ -118,11 +155,12 @@ func runSummary(e *env, args []string) error {
 	if len(l.threads) == 0 {
 		fmt.Fprintf(w, "\n%v\n", noThreads(name, p))
 	}
-	for _, ta := range l.threads {
-		s, err := summarize(e, l, ta)
-		if err != nil {
-			return err
-		}
+	sums, err := summarizeAll(e, l)
+	if err != nil {
+		return err
+	}
+	for i, s := range sums {
+		ta := l.threads[i]
 		fmt.Fprintf(w, "\nthread    pid %d tid %d \"%s\"", s.th.PID, s.th.TID, visible(s.th.Name))
 		if s.th.ProcessName != "" {
 			fmt.Fprintf(w, " in \"%s\"", visible(s.th.ProcessName))
