@@ -342,3 +342,18 @@ func TestFlameEntriesLater(t *testing.T) {
 		}
 	}
 }
+
+// TestLargestFirst checks the order in which threads are analysed on
+// several cores: most samples and events first, ties in thread order.
+func TestLargestFirst(t *testing.T) {
+	p := &profile.Profile{Threads: []profile.Thread{
+		{Samples: profile.Range{Start: 0, End: 10}},
+		{Samples: profile.Range{Start: 10, End: 15}, Events: profile.Range{Start: 0, End: 100}},
+		{Samples: profile.Range{Start: 15, End: 25}},
+		{Events: profile.Range{Start: 100, End: 130}},
+	}}
+	s := session.New("test", p, session.Options{})
+	if got, want := session.LargestFirst(s.Threads()), []int{1, 3, 0, 2}; !slices.Equal(got, want) {
+		t.Errorf("LargestFirst = %v, want %v", got, want)
+	}
+}

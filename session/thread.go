@@ -277,7 +277,8 @@ func (s *Session) Trees(ctx context.Context, ths []*Thread, opts view.Options) (
 	errs := make([]error, len(ths))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
-	for i, t := range ths {
+	for _, i := range LargestFirst(ths) {
+		t := ths[i]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -293,6 +294,22 @@ func (s *Session) Trees(ctx context.Context, ths []*Thread, opts view.Options) (
 		}
 	}
 	return out, nil
+}
+
+// LargestFirst returns the indexes of ths, the threads of most samples and
+// events first: the order in which to analyse them on several cores, so
+// that a large thread does not start last and finish alone.
+func LargestFirst(ths []*Thread) []int {
+	order := make([]int, len(ths))
+	for i := range order {
+		order[i] = i
+	}
+	size := func(i int) int {
+		th := ths[i].Info()
+		return th.Samples.Len() + th.Events.Len()
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size(b) - size(a) })
+	return order
 }
 
 // maxTrees is how many trees a thread keeps cached.

@@ -16,6 +16,7 @@ import (
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
 	"github.com/jsprof/jsprof/report"
+	"github.com/jsprof/jsprof/session"
 )
 
 const summaryUsage = `Usage: jsprof summary [--json] [--thread SEL] FILE
@@ -78,15 +79,11 @@ func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
 func summarizeAll(e *env, l *loaded) ([]threadSummary, error) {
 	out := make([]threadSummary, len(l.threads))
 	errs := make([]error, len(l.threads))
-	order := make([]int, len(l.threads))
-	for i := range order {
-		order[i] = i
+	sts := make([]*session.Thread, len(l.threads))
+	for i, ta := range l.threads {
+		sts[i] = ta.st
 	}
-	size := func(i int) int {
-		th := l.thread(l.threads[i])
-		return th.Samples.Len() + th.Events.Len()
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return size(b) - size(a) })
+	order := session.LargestFirst(sts)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(order)) {
