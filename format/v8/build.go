@@ -175,38 +175,33 @@ func (p *parser) appendThread(th profile.Thread) error {
 	// 2. Depth-first from the root in children order: number nodes in
 	// preorder; a second way into a node is an extra call-graph edge, a way
 	// back onto the current path is a cycle.
-	const (
-		unseen = iota
-		onPath
-		done
-	)
 	state := make([]uint8, n)
 	newID := make([]profile.NodeID, n) // thread-local ids
 	order := make([]int32, 0, n)
 	parentOf := make([]profile.NodeID, 0, n)
 	type frame struct{ node, next int32 }
 	stack := []frame{{0, kidStart[0]}}
-	state[0] = onPath
+	state[0] = nodeOnPath
 	order = append(order, 0)
 	parentOf = append(parentOf, profile.NoNode)
 	extra := 0
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next == kidStart[top.node+1] {
-			state[top.node] = done
+			state[top.node] = nodeDone
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		c := kids[top.next]
 		top.next++
 		switch state[c] {
-		case onPath:
+		case nodeOnPath:
 			return p.failf(p.nodes[top.node].off, p.nodePath(int(top.node)),
 				"node cycle: node %d calls node %d, which is one of its callers", p.nodes[top.node].id, p.nodes[c].id)
-		case done:
+		case nodeDone:
 			extra++
 		default:
-			state[c] = onPath
+			state[c] = nodeOnPath
 			newID[c] = profile.NodeID(len(order))
 			order = append(order, c)
 			parentOf = append(parentOf, newID[top.node]+nodeBase)
@@ -215,6 +210,13 @@ func (p *parser) appendThread(th profile.Thread) error {
 	}
 	unreachable := n - len(order)
 
+	// 3 and 4 at once: the nodes and frames here, the samples on another
+	// core (neither touches what the other writes).
+	var sr sampleResult
+	var serr error
+	samplesDone := make(chan struct{})
+	p.goAhead(samplesDone, &serr, func() { sr, serr = p.appendSamples(prof, ids, state, newID, nodeBase) })
+	defer func() { <-samplesDone }() // the early returns below
 	// 3. Nodes and frames.
 	hitCounts := p.nodes[0].hasHit
 	prof.Nodes = jsonscan.Grow(prof.Nodes, len(order))
@@ -253,152 +255,18 @@ func (p *parser) appendThread(th profile.Thread) error {
 		prof.Format = "xs"
 	}
 
-	// 4. Samples.
-	ns := len(p.samples)
-	if p.samples32 != nil {
-		ns = len(p.samples32)
+	<-samplesDone
+	if serr != nil {
+		return serr
 	}
-	var times profile.Times
-	switch {
-	case p.legacy && p.timestamps != nil:
-		if len(p.timestamps) != ns && len(p.timestamps) != ns+1 {
-			return p.failf(p.timestampsOff, "timestamps", "%d timestamps for %d samples", len(p.timestamps), ns)
-		}
-		times = profile.WideTimes(unsafe.Slice((*profile.Time)(unsafe.SliceData(p.timestamps)), len(p.timestamps)))
-	case p.legacy && (math.Abs(p.startF) > maxTime/2e9 || math.Abs(p.endF) > maxTime/2e9):
-		// Seconds; ±2^61 ns keeps the spread of samples below inside an int64.
-		off, path, sec := p.startOff, "startTime", p.startF
-		if math.Abs(p.endF) > maxTime/2e9 {
-			off, path, sec = p.endOff, "endTime", p.endF
-		}
-		return p.failf(off, path, "time %g s out of range", sec)
-	case p.legacy:
-		// No timestamps: DevTools spreads the samples evenly over the profile.
-		if ns > 0 {
-			start, span := p.legacyTime(p.startF), float64(p.legacyTime(p.endF)-p.legacyTime(p.startF))
-			times.Grow(ns + 1)
-			for i := range ns + 1 {
-				times.Append(start + profile.Time(math.Round(float64(i)*span/float64(ns))))
-			}
-		}
-	default:
-		if p.hasSamples && !p.hasDeltas && ns > 0 {
-			return p.failf(p.samplesOff, p.prefix+"samples", "%d samples but no timeDeltas", ns)
-		}
-		if nd := max(len(p.deltas), len(p.deltas32)); nd != ns {
-			return p.failf(p.deltasOff, p.prefix+"timeDeltas", "%d timeDeltas for %d samples", nd, ns)
-		}
-		var err error
-		if times, err = p.absoluteTimes(profile.TimeFromMicros(p.startF)); err != nil {
-			return err
-		}
-	}
-	th.Start, th.End, th.HitCounts = profile.TimeFromMicros(p.startF), profile.TimeFromMicros(p.endF), hitCounts
-	if p.legacy {
-		th.Start, th.End = p.legacyTime(p.startF), p.legacyTime(p.endF)
-		if times.Len() == ns+1 && ns > 0 {
-			th.LastSampleEnd = times.At(ns)
-		}
-	}
-	if p.lines != nil && len(p.lines) != ns || p.cols != nil && len(p.cols) != ns {
-		return p.failf(p.samplesOff, p.prefix+"lines", "%d lines and %d columns for %d samples", len(p.lines), len(p.cols), ns)
-	}
-	sampleBase := len(prof.Samples.Node)
-	s := &prof.Samples
-	ids32 := p.samples32
-	if ids32 != nil && cap(s.Node) == 0 {
-		// The first thread's nodes are written over its ids (sample i
-		// goes to index ≤ i), as its times over its deltas.
-		s.Node = unsafe.Slice((*profile.NodeID)(unsafe.SliceData(ids32)), len(ids32))[:0]
-		p.samples32 = nil
-	} else {
-		s.Node = jsonscan.Grow(s.Node, ns)
-	}
-	// The first thread's times are written over the array they were read
-	// into (sample i goes to index ≤ i): a 27 M-sample profile needs no
-	// second array of 110 MB (µs) or 220 MB (ns). The parser lets go of it.
-	// Then the times are moved only when a sample before them was dropped.
-	inPlace := s.Time.Cap() == 0 && ns > 0
-	if inPlace {
-		s.Time = times
-		p.deltas, p.deltas32, p.timestamps = nil, nil, nil
-	} else {
-		s.Time.Grow(ns)
-	}
-	kept, unmoved := 0, -1 // unmoved: in place, the samples before the first dropped one
-	var last profile.Time
-	withLines := p.lines != nil || s.Line != nil
-	if withLines && s.Line == nil {
-		s.Line = make([]int32, sampleBase, sampleBase+ns)
-		s.Column = make([]int32, sampleBase, sampleBase+ns)
-	} else if withLines {
-		s.Line, s.Column = jsonscan.Grow(s.Line, ns), jsonscan.Grow(s.Column, ns)
-	}
-	var dropped, backwards, unknown int64
-	for i := range ns {
-		var id int64
-		if ids32 != nil {
-			id = int64(ids32[i])
-		} else {
-			id = p.samples[i]
-		}
-		k, ok := ids.get(id)
-		if !ok {
-			if p.lenient {
-				unknown++
-				continue
-			}
-			return p.failf(p.elemOffset(p.samplesOff, i), fmt.Sprintf("%ssamples[%d]", p.prefix, i), "unknown node id %d", id)
-		}
-		if state[k] == unseen {
-			dropped++
-			continue
-		}
-		if !inPlace || kept != i {
-			if inPlace && unmoved < 0 {
-				unmoved = kept
-				if kept > 0 {
-					last = s.Time.At(kept - 1)
-				}
-			}
-			t := times.At(i)
-			if kept > 0 && t < last {
-				backwards++
-			}
-			if inPlace {
-				s.Time.Set(kept, t)
-			} else {
-				s.Time.Append(t)
-			}
-			last = t
-		}
-		kept++
-		s.Node = append(s.Node, nodeBase+newID[k])
-		if withLines {
-			var line, col int32
-			if p.lines != nil {
-				line, col = p.lines[i], p.cols[i]
-			}
-			s.Line = append(s.Line, line)
-			s.Column = append(s.Column, col)
-		}
-	}
-	if inPlace {
-		if unmoved < 0 {
-			unmoved = kept
-		}
-		n, _ := s.Time.Decreases(0, unmoved)
-		backwards += int64(n)
-		s.Time = s.Time.Slice(0, kept)
-	}
-	if backwards > 0 {
-		s.SortByTime(sampleBase)
-	}
+	th.Start, th.End, th.HitCounts, th.LastSampleEnd = sr.start, sr.end, hitCounts, sr.lastSampleEnd
+	dropped, backwards, unknown, ns := sr.dropped, sr.backwards, sr.unknown, sr.n
+	sampleBase, s := sr.base, &prof.Samples
 	th.Samples = profile.Range{Start: int32(sampleBase), End: int32(len(s.Node))}
 	tid := profile.ThreadID(len(prof.Threads))
 	prof.Threads = append(prof.Threads, th)
 	for traceID, nodeID := range p.traceIDs {
-		if k, ok := ids.get(nodeID); ok && state[k] != unseen {
+		if k, ok := ids.get(nodeID); ok && state[k] != nodeUnseen {
 			prof.TraceIDs = append(prof.TraceIDs, profile.TraceID{Thread: tid, ID: traceID, Node: nodeBase + newID[k]})
 		}
 	}
@@ -437,6 +305,169 @@ func (p *parser) appendThread(th profile.Thread) error {
 		prof.Diagnostics.Add("call-graph", int64(extra), "call graph: one node per function, as XS writes; %d calls come from a second or further caller", extra)
 	}
 	return nil
+}
+
+// A node's state in appendThread's depth-first walk.
+const (
+	nodeUnseen = iota // not reached (yet)
+	nodeOnPath
+	nodeDone
+)
+
+// sampleResult is what appendSamples found.
+type sampleResult struct {
+	n                           int // samples in the input
+	base                        int // the thread's first sample in the profile
+	start, end, lastSampleEnd   profile.Time
+	dropped, backwards, unknown int64
+}
+
+// appendSamples appends the thread's samples to the profile's, their nodes
+// renumbered (newID, nodeBase; state tells the unreachable ones), with
+// their times. It touches only the profile's samples, so that the nodes
+// and frames can be appended meanwhile.
+func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint8, newID []profile.NodeID, nodeBase profile.NodeID) (sr sampleResult, err error) {
+	ns := len(p.samples)
+	sr.n = ns
+	if p.samples32 != nil {
+		ns = len(p.samples32)
+	}
+	var times profile.Times
+	switch {
+	case p.legacy && p.timestamps != nil:
+		if len(p.timestamps) != ns && len(p.timestamps) != ns+1 {
+			return sr, p.failf(p.timestampsOff, "timestamps", "%d timestamps for %d samples", len(p.timestamps), ns)
+		}
+		times = profile.WideTimes(unsafe.Slice((*profile.Time)(unsafe.SliceData(p.timestamps)), len(p.timestamps)))
+	case p.legacy && (math.Abs(p.startF) > maxTime/2e9 || math.Abs(p.endF) > maxTime/2e9):
+		// Seconds; ±2^61 ns keeps the spread of samples below inside an int64.
+		off, path, sec := p.startOff, "startTime", p.startF
+		if math.Abs(p.endF) > maxTime/2e9 {
+			off, path, sec = p.endOff, "endTime", p.endF
+		}
+		return sr, p.failf(off, path, "time %g s out of range", sec)
+	case p.legacy:
+		// No timestamps: DevTools spreads the samples evenly over the profile.
+		if ns > 0 {
+			start, span := p.legacyTime(p.startF), float64(p.legacyTime(p.endF)-p.legacyTime(p.startF))
+			times.Grow(ns + 1)
+			for i := range ns + 1 {
+				times.Append(start + profile.Time(math.Round(float64(i)*span/float64(ns))))
+			}
+		}
+	default:
+		if p.hasSamples && !p.hasDeltas && ns > 0 {
+			return sr, p.failf(p.samplesOff, p.prefix+"samples", "%d samples but no timeDeltas", ns)
+		}
+		if nd := max(len(p.deltas), len(p.deltas32)); nd != ns {
+			return sr, p.failf(p.deltasOff, p.prefix+"timeDeltas", "%d timeDeltas for %d samples", nd, ns)
+		}
+		if times, err = p.absoluteTimes(profile.TimeFromMicros(p.startF)); err != nil {
+			return sr, err
+		}
+	}
+	sr.start, sr.end = profile.TimeFromMicros(p.startF), profile.TimeFromMicros(p.endF)
+	if p.legacy {
+		sr.start, sr.end = p.legacyTime(p.startF), p.legacyTime(p.endF)
+		if times.Len() == ns+1 && ns > 0 {
+			sr.lastSampleEnd = times.At(ns)
+		}
+	}
+	if p.lines != nil && len(p.lines) != ns || p.cols != nil && len(p.cols) != ns {
+		return sr, p.failf(p.samplesOff, p.prefix+"lines", "%d lines and %d columns for %d samples", len(p.lines), len(p.cols), ns)
+	}
+	sampleBase := len(prof.Samples.Node)
+	sr.base = sampleBase
+	s := &prof.Samples
+	ids32 := p.samples32
+	if ids32 != nil && cap(s.Node) == 0 {
+		// The first thread's nodes are written over its ids (sample i
+		// goes to index ≤ i), as its times over its deltas.
+		s.Node = unsafe.Slice((*profile.NodeID)(unsafe.SliceData(ids32)), len(ids32))[:0]
+		p.samples32 = nil
+	} else {
+		s.Node = jsonscan.Grow(s.Node, ns)
+	}
+	// The first thread's times are written over the array they were read
+	// into (sample i goes to index ≤ i): a 27 M-sample profile needs no
+	// second array of 110 MB (µs) or 220 MB (ns). The parser lets go of it.
+	// Then the times are moved only when a sample before them was dropped.
+	inPlace := s.Time.Cap() == 0 && ns > 0
+	if inPlace {
+		s.Time = times
+		p.deltas, p.deltas32, p.timestamps = nil, nil, nil
+	} else {
+		s.Time.Grow(ns)
+	}
+	kept, unmoved := 0, -1 // unmoved: in place, the samples before the first dropped one
+	var last profile.Time
+	withLines := p.lines != nil || s.Line != nil
+	if withLines && s.Line == nil {
+		s.Line = make([]int32, sampleBase, sampleBase+ns)
+		s.Column = make([]int32, sampleBase, sampleBase+ns)
+	} else if withLines {
+		s.Line, s.Column = jsonscan.Grow(s.Line, ns), jsonscan.Grow(s.Column, ns)
+	}
+	for i := range ns {
+		var id int64
+		if ids32 != nil {
+			id = int64(ids32[i])
+		} else {
+			id = p.samples[i]
+		}
+		k, ok := ids.get(id)
+		if !ok {
+			if p.lenient {
+				sr.unknown++
+				continue
+			}
+			return sr, p.failf(p.elemOffset(p.samplesOff, i), fmt.Sprintf("%ssamples[%d]", p.prefix, i), "unknown node id %d", id)
+		}
+		if state[k] == nodeUnseen {
+			sr.dropped++
+			continue
+		}
+		if !inPlace || kept != i {
+			if inPlace && unmoved < 0 {
+				unmoved = kept
+				if kept > 0 {
+					last = s.Time.At(kept - 1)
+				}
+			}
+			t := times.At(i)
+			if kept > 0 && t < last {
+				sr.backwards++
+			}
+			if inPlace {
+				s.Time.Set(kept, t)
+			} else {
+				s.Time.Append(t)
+			}
+			last = t
+		}
+		kept++
+		s.Node = append(s.Node, nodeBase+newID[k])
+		if withLines {
+			var line, col int32
+			if p.lines != nil {
+				line, col = p.lines[i], p.cols[i]
+			}
+			s.Line = append(s.Line, line)
+			s.Column = append(s.Column, col)
+		}
+	}
+	if inPlace {
+		if unmoved < 0 {
+			unmoved = kept
+		}
+		n, _ := s.Time.Decreases(0, unmoved)
+		sr.backwards += int64(n)
+		s.Time = s.Time.Slice(0, kept)
+	}
+	if sr.backwards > 0 {
+		s.SortByTime(sampleBase)
+	}
+	return sr, nil
 }
 
 // elemOffset returns the offset of element i of the array at arrOff in the
