@@ -17,39 +17,39 @@ import (
 // Reading a trace is mostly parsing its events (docs/performance.md §5a),
 // one after the other on one core. When the whole input is in memory (a
 // mapped file, or bytes), a large events array is cut into pairs of up to
-// pairBytes, and each pair into chunks of about chunkBytes, each starting
-// at a guessed event boundary (jsonscan.ElementStart). In each pair the
-// main reader parses and applies chunks from the front, and a worker
-// parses chunks from the back into compact lists of events, each with a
-// string table of its own; a chunk belongs to whichever claims it first.
-// When they meet, the worker goes on to the next pair and the main reader
-// applies the worker's chunks of this one. So the split adapts to the
-// input: where applying is cheap the main reader parses nearly half of
-// each pair, where applying is dear (profile chunks) it parses less, and
-// neither waits for the other except at the meeting point and at the end.
+// pairBytes, and each pair into segments of about segmentBytes, each
+// starting at a guessed event boundary (jsonscan.ElementStart). In each
+// pair the main reader parses and applies segments from the front, and a
+// worker parses segments from the back into compact lists of events, each
+// with a string table of its own; a segment belongs to whichever claims it
+// first. When they meet, the worker goes on to the next pair and the main
+// reader applies the worker's segments of this one. So the split adapts to
+// the input: where applying is cheap the main reader parses nearly half of
+// each pair, where applying is dear (ProfileChunks) it parses less, and
+// neither waits for the other except where they meet and at the end.
 //
-// The main reader takes a worker's chunk only when it reaches an event that
-// starts at that very offset. It then applies the chunk's events in order,
-// as the worker publishes them (the two overlap), and reads on from the
-// chunk's end. Before applying an event it interns the strings that the
-// worker met first in it (in its chunk), in the order met: so the profile,
-// string table included, is the one the in-order read makes
+// The main reader takes a worker's segment only when it reaches an event
+// that starts at that very offset. It then applies the segment's events in
+// order, as the worker publishes them (the two overlap), and reads on from
+// the segment's end. Before applying an event it interns the strings that
+// the worker met first in it (in its segment), in the order met: so the
+// profile, string table included, is the one the in-order read makes
 // (TestSplitEventsSameResult). Where the worker stops short of the end (an
 // error, a truncated or oddly ended array, an event above the size limit)
 // the main reader reads on itself from the last event applied, with the
-// same result and errors; a chunk whose start is no event of the array (a
-// wrong guess) is dropped, and the main reader reads it itself.
+// same result and errors; a segment whose start is no event of the array
+// (a wrong guess) is dropped, and the main reader reads it itself.
 //
 // Applying an event (threads, profiles, the event store) stays on the main
-// reader: it is order-dependent. But the worker reads a ProfileChunk's
-// samples, time deltas, lines and columns ahead (preChunk), which made
-// applying a profile-heavy trace's chunks dearer than parsing them; only
-// their nodes, whose strings enter the profile's table, are left to the
-// main reader. The worker starts a pair only when the main reader has
-// reached the one before it, so it holds at most two pairs' chunks parsed
-// and memory stays bounded on a trace of any size. The last pair is a
-// quarter of a pair: after the worker's last chunk, the main reader
-// applies the worker's part of it alone.
+// reader: it is order-dependent. Applying a ProfileChunk cost more than
+// parsing it, so the worker also reads a ProfileChunk's samples, time
+// deltas, lines and columns ahead (preChunk); only its nodes, whose strings
+// enter the profile's table, are left to the main reader. The worker
+// starts a pair only when the main reader has reached the one before it,
+// so it holds at most two pairs' segments parsed and memory stays bounded
+// on a trace of any size. The last pair is a quarter of a pair: after the
+// worker's last segment, the main reader applies the worker's part of it
+// alone.
 
 // splitEventsBytes is the size of input from which the events array is read
 // on two cores (a variable for tests).
@@ -91,14 +91,14 @@ const (
 	isWeb
 )
 
-// segment is a chunk of the events array, which either reader may claim.
+// segment is a stretch of the events array, which either reader may claim.
 type segment struct {
 	at    int64 // offset of its first event's '{' (a guess until taken)
 	limit int64 // it ends at the first event that starts here or later
 	q     *reader
 	sp    *split
 	claim atomic.Int32 // unclaimed, byWorker or byMain
-	last  bool         // the last chunk of its pair
+	last  bool         // the last segment of its pair
 
 	// What the worker has published (under mu): its first n events, the
 	// blocks holding them and their ids, and its string table so far.
@@ -130,16 +130,16 @@ const (
 	byMain
 )
 
-// split is the events array read on two cores: its chunks in order, in
+// split is the events array read on two cores: its segments in order, in
 // pairs.
 type split struct {
 	segs  []*segment
 	pairs [][]*segment
-	next  int           // the first chunk not yet taken or passed
+	next  int           // the first segment not yet taken or passed
 	free  chan struct{} // a token per pair the worker may start
-	quit  chan struct{} // closed when no chunk is wanted any more
+	quit  chan struct{} // closed when no segment is wanted any more
 	// Blocks of parsed events and of ids, given back as the main reader
-	// is done with a chunk, for the worker's next ones.
+	// is done with a segment, for the worker's next ones.
 	eventBlocks chan []segEvent
 	idBlocks    chan []byte
 }
@@ -155,28 +155,28 @@ const (
 // eventKeys are the keys that an event's first member has in every trace
 // seen (sorted writers start with "args" or "cat", Chrome with "args",
 // "pid" or "name"): a boundary guess wants one, which a node of a profile
-// chunk ("callFrame", "id") or most args never start with
+// segment ("callFrame", "id") or most args never start with
 // (jsonscan.ElementStart).
 var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
 
 // pairBytes is the most input read as one pair: it bounds what the worker
-// holds parsed (a chunk's events take about a third of their input's
+// holds parsed (a segment's events take about a third of their input's
 // size; the worker may hold two pairs). 8 MB against 16: the same time on
 // the four DevTools traces, 1–4% less peak RSS (16 runs).
 var pairBytes = 8 << 20
 
 // dropGuesses is the stretch of a mapped file whose pages are given back at
-// once after its chunk boundaries were guessed (one call, one flush of the
+// once after its segment boundaries were guessed (one call, one flush of the
 // other core's TLB, for many guesses).
 const dropGuesses = 64 << 20
 
-// chunkBytes is about the size of a chunk: the main reader waits at most
+// segmentBytes is about the size of a segment: the main reader waits at most
 // about the time the worker takes to parse one where they meet.
-var chunkBytes = 1 << 20
+var segmentBytes = 1 << 20
 
-// workerTakesLast makes the main reader leave the last chunk of each pair
+// workerTakesLast makes the main reader leave the last segment of each pair
 // to the worker (for tests: on a small input the main reader would often
-// claim every chunk before the worker starts).
+// claim every segment before the worker starts).
 var workerTakesLast bool
 
 // splitEvents starts the worker on the events array whose first element
@@ -205,7 +205,7 @@ func (r *reader) splitEvents() {
 	prev, dropFrom := -1, -1
 	for k := range len(bounds) - 1 {
 		lo, hi := bounds[k], bounds[k+1]
-		nc := max(2, (hi-lo+chunkBytes/2)/chunkBytes) // one for each reader at least
+		nc := max(2, (hi-lo+segmentBytes/2)/segmentBytes) // one for each reader at least
 		var pair []*segment
 		for c := range nc {
 			from := lo + c*(hi-lo)/nc
@@ -251,7 +251,7 @@ func (r *reader) splitEvents() {
 	}
 	r.split = sp
 	// Two pairs may be started at once: the worker goes on to the next
-	// pair while the main reader applies its chunks of this one.
+	// pair while the main reader applies its segments of this one.
 	sp.free = make(chan struct{}, len(sp.pairs)+2)
 	sp.free <- struct{}{}
 	sp.free <- struct{}{}
@@ -406,16 +406,16 @@ const (
 )
 
 // takeSegment is called with the main reader at an element of the events
-// array at path. If the element is the next chunk's first event, the main
-// reader claims the chunk, or, if the worker has, applies the chunk's
-// events as the worker publishes them, moves to where the chunk ends (or
+// array at path. If the element is the next segment's first event, the main
+// reader claims the segment, or, if the worker has, applies the segment's
+// events as the worker publishes them, moves to where the segment ends (or
 // to the end of the last event the worker read, when it stopped short),
 // and tells where that is.
 func (r *reader) takeSegment(path string) (segNext, error) {
 	sp := r.split
 	at := r.base + int64(r.pos)
 	for sp.next < len(sp.segs) && sp.segs[sp.next].at < at {
-		// Passed: the guess was no element of the array, or the chunk
+		// Passed: the guess was no element of the array, or the segment
 		// before ended past it.
 		g := sp.segs[sp.next]
 		sp.pass(g)
@@ -436,8 +436,8 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 		sp.pass(g)
 		return segNone, nil // the main reader reads it
 	}
-	// The main reader's own stretch up to the chunk goes back now: after
-	// the chunk it goes on from the chunk's end.
+	// The main reader's own stretch up to the segment goes back now: after
+	// the segment it goes on from the segment's end.
 	if r.release != nil && at > r.released {
 		if err := r.release(r.released, at); err != nil {
 			return segNone, err
@@ -499,7 +499,7 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 		return segNone, g.fault
 	}
 	if applied == 0 {
-		return segNone, nil // read the chunk in order
+		return segNone, nil // read the segment in order
 	}
 	splitTaken.Add(1)
 	end, next := g.end, segAtElement
@@ -517,9 +517,9 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 	return next, nil
 }
 
-// pass moves the main reader past chunk g, the next one: if the worker
+// pass moves the main reader past segment g, the next one: if the worker
 // has it, it is stopped and its blocks are kept for the worker's next
-// chunks. The last chunk of a pair lets the worker start another.
+// segments. The last segment of a pair lets the worker start another.
 func (sp *split) pass(g *segment) {
 	sp.next++
 	if !g.claim.CompareAndSwap(unclaimed, byMain) && g.claim.Load() == byWorker {
@@ -564,7 +564,7 @@ func (sp *split) idBlock() []byte {
 	}
 }
 
-// stopSplit tells the worker that no chunk is wanted any more and waits
+// stopSplit tells the worker that no segment is wanted any more and waits
 // for it to finish the one it is on.
 func (r *reader) stopSplit() {
 	sp := r.split

@@ -150,7 +150,7 @@ func TestSplitEventsSameResult(t *testing.T) {
 		doc{name: "members after the events", data: append(append([]byte{}, base[:len(bytes.TrimRight(base, " \n}"))]...), `,"metadata":{"a":[{"x":1},{"y":2}]},"displayTimeUnit":"ms"}`...), whole: true},
 		doc{name: "event over the limit", data: late(`"name":"`, `"name":"`+strings.Repeat("x", 5000)), opts: Options{MaxEventBytes: 4096}},
 	)
-	defer func(n, m int) { pairBytes, chunkBytes, workerTakesLast = n, m, false }(pairBytes, chunkBytes)
+	defer func(n, m int) { pairBytes, segmentBytes, workerTakesLast = n, m, false }(pairBytes, segmentBytes)
 	workerTakesLast = true
 	againBefore := readAgainCount.Load()
 	defer func() {
@@ -158,10 +158,10 @@ func TestSplitEventsSameResult(t *testing.T) {
 			t.Error("no deferred event was read again")
 		}
 	}()
-	// Pairs and chunks as read (a pair of the generated trace is cut in
-	// a few chunks), then many pairs of a few chunks, and of many chunks.
-	for _, sizes := range []struct{ pair, chunk int }{{pairBytes, 64 << 10}, {48 << 10, 16 << 10}, {48 << 10, 2 << 10}} {
-		pairBytes, chunkBytes = sizes.pair, sizes.chunk
+	// Pairs as read, in segments of 64 KB (a pair of the generated trace
+	// is cut in a few), then many pairs of a few segments, and of many.
+	for _, sizes := range []struct{ pair, segment int }{{pairBytes, 64 << 10}, {48 << 10, 16 << 10}, {48 << 10, 2 << 10}} {
+		pairBytes, segmentBytes = sizes.pair, sizes.segment
 		taken, split := splitTaken.Load(), 0
 		for _, d := range docs {
 			before := splitTaken.Load()
@@ -175,7 +175,7 @@ func TestSplitEventsSameResult(t *testing.T) {
 			}
 		}
 		taken = splitTaken.Load() - taken
-		t.Logf("%+v: %d inputs, %d read in parts, %d chunks taken from the worker, %d deferred events read again", sizes, len(docs), split, taken, readAgainCount.Load())
+		t.Logf("%+v: %d inputs, %d read in parts, %d segments taken from the worker, %d deferred events read again", sizes, len(docs), split, taken, readAgainCount.Load())
 		if !testing.Short() && split < len(docs)*3/4 {
 			t.Errorf("%+v: %d inputs read in parts, want most of the %d", sizes, split, len(docs))
 		}
@@ -198,10 +198,10 @@ func FuzzSplitEvents(f *testing.F) {
 	f.Add(small.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer func(n, m, c, k int) {
-			splitEventsBytes, pairBytes, chunkBytes, deferEventsBytes, workerTakesLast = n, m, c, k, false
-		}(splitEventsBytes, pairBytes, chunkBytes, deferEventsBytes)
+			splitEventsBytes, pairBytes, segmentBytes, deferEventsBytes, workerTakesLast = n, m, c, k, false
+		}(splitEventsBytes, pairBytes, segmentBytes, deferEventsBytes)
 		workerTakesLast = true
-		splitEventsBytes, pairBytes, chunkBytes, deferEventsBytes = 0, max(64, len(data)/3), max(16, len(data)/10), 0
+		splitEventsBytes, pairBytes, segmentBytes, deferEventsBytes = 0, max(64, len(data)/3), max(16, len(data)/10), 0
 		fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return ParseBytes(data, Options{}) })
 		if diff := sameRead(data, Options{}); diff != "" {
 			t.Fatal(diff)
