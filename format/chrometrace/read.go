@@ -647,10 +647,14 @@ func (r *reader) readEvents(path string) error {
 
 // ev holds the fields of one event; slices alias the window.
 type ev struct {
-	ph               byte
-	name, cat        profile.StringID
-	hasName, hasCat  bool
-	isProfile        bool   // name is Profile, ProfileChunk or CpuProfile
+	ph              byte
+	name, cat       profile.StringID
+	hasName, hasCat bool
+	isProfile       bool // name is Profile, ProfileChunk or CpuProfile
+	// interns counts the names and categories interned (more than one
+	// of each: duplicate keys); catFirst tells the category came first.
+	interns          uint8
+	catFirst         bool
 	pre              *chunk // a ProfileChunk's args read ahead (preChunk)
 	isWeb            bool   // name marks a Chrome web trace (MetaHandler)
 	pid, tid, id     []byte
@@ -762,6 +766,7 @@ func (r *reader) parseEvent(e *ev) error {
 			e.isProfile = bytes.Equal(b, nameProfile) || bytes.Equal(b, nameProfileChunk) || bytes.Equal(b, nameCpuProfile)
 			e.isWeb = bytes.Equal(b, nameCpuProfile) || bytes.HasPrefix(b, []byte("Tracing")) && webMarkers[string(b)]
 			e.name, e.hasName = r.intern(b), true
+			e.interns++
 		case "cat":
 			if s.Null() {
 				continue
@@ -770,7 +775,9 @@ func (r *reader) parseEvent(e *ev) error {
 			if err != nil {
 				return err
 			}
+			e.catFirst = e.catFirst || !e.hasName
 			e.cat, e.hasCat = r.intern(b), true
+			e.interns++
 		case "pid", "tid", "id":
 			s.Peek()
 			start := s.Offset()

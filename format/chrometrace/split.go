@@ -70,8 +70,7 @@ type segEvent struct {
 	start        int64 // offset of its '{'
 	n            int32 // its length in bytes
 	args0, args1 int32
-	name, cat    profile.StringID // the segment's own strings
-	strEnd       int32            // the segment's strings met up to the end of this event
+	name, cat    profile.StringID // the worker's strings
 	ts, dur      float64
 	traceID      int64
 	ids          int32 // offset of pid, tid and id in segment.ids (block·idBlock + offset)
@@ -89,6 +88,7 @@ const (
 	hasID
 	isProfile
 	isWeb
+	catFirst
 )
 
 // segment is a stretch of the events array, which either reader may claim.
@@ -135,9 +135,10 @@ const (
 type split struct {
 	segs  []*segment
 	pairs [][]*segment
-	next  int           // the first segment not yet taken or passed
-	free  chan struct{} // a token per pair the worker may start
-	quit  chan struct{} // closed when no segment is wanted any more
+	next  int                // the first segment not yet taken or passed
+	remap []profile.StringID // the worker\'s string ids → the profile\'s + 1 (0: not yet)
+	free  chan struct{}      // a token per pair the worker may start
+	quit  chan struct{}      // closed when no segment is wanted any more
 	// Blocks of parsed events and of ids, given back as the main reader
 	// is done with a segment, for the worker's next ones.
 	eventBlocks chan []segEvent
@@ -256,6 +257,10 @@ func (r *reader) splitEvents() {
 	sp.free <- struct{}{}
 	sp.free <- struct{}{}
 	max, depth, release := r.max, r.s.MaxDepth, r.release
+	// The worker's strings, one table for all its segments: the main
+	// reader maps them to the profile's as it applies the events that name
+	// them (split.intern).
+	strs := profile.NewBuilder("chrome-trace")
 	go func() {
 		for _, pair := range sp.pairs {
 			select {
@@ -281,8 +286,7 @@ func (r *reader) splitEvents() {
 					if g.stop.Load() {
 						return
 					}
-					g.q = &reader{buf: data, pos: int(g.at), end: len(data), eof: true, whole: true, max: max,
-						b: profile.NewBuilder("chrome-trace")}
+					g.q = &reader{buf: data, pos: int(g.at), end: len(data), eof: true, whole: true, max: max, b: strs}
 					g.q.s.MaxDepth = depth
 					g.ok = g.read(release)
 				}()
@@ -329,13 +333,16 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 		q.s.Reset(data[q.pos:])
 		err := q.parseEvent(&e)
 		size := q.s.Offset()
-		if err != nil || size > int64(q.max) || size > math.MaxInt32 || len(e.pid)|len(e.tid)|len(e.id) > math.MaxUint16 {
+		// An event that names itself twice (duplicate keys) is left to the
+		// main reader, which interns every name it reads, in order.
+		irregular := int(e.interns) > b2i(e.hasName)+b2i(e.hasCat)
+		if err != nil || irregular || size > int64(q.max) || size > math.MaxInt32 || len(e.pid)|len(e.tid)|len(e.id) > math.MaxUint16 {
 			publish(n)
 			return false
 		}
 		he := segEvent{
 			start: int64(q.pos), n: int32(size), args0: int32(e.args0), args1: int32(e.args1),
-			name: e.name, cat: e.cat, strEnd: int32(len(q.b.P.Strings)), ts: e.ts, dur: e.dur, traceID: e.traceID,
+			name: e.name, cat: e.cat, ts: e.ts, dur: e.dur, traceID: e.traceID,
 			pidN: uint16(len(e.pid)), tidN: uint16(len(e.tid)), idN: uint16(len(e.id)),
 			badTimes: int32(e.badTimes), ph: e.ph,
 		}
@@ -348,7 +355,7 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 		for _, f := range []struct {
 			on   bool
 			flag uint8
-		}{{e.hasName, hasName}, {e.hasCat, hasCat}, {e.hasID, hasID}, {e.isProfile, isProfile}, {e.isWeb, isWeb}} {
+		}{{e.hasName, hasName}, {e.hasCat, hasCat}, {e.hasID, hasID}, {e.isProfile, isProfile}, {e.isWeb, isWeb}, {e.catFirst, catFirst}} {
 			if f.on {
 				he.flags |= f.flag
 			}
@@ -445,10 +452,9 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 		r.released = at
 	}
 	defer sp.pass(g)
-	var remap []profile.StringID
 	data := r.buf[:r.end]
 	dropped := g.at
-	applied, interned := 0, int32(0)
+	applied := 0
 	var last *segEvent
 	for finished := false; !finished; {
 		select {
@@ -461,15 +467,21 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 		g.mu.Unlock()
 		for ; applied < pub.n; applied++ {
 			he := &pub.events[applied/segBlock][applied%segBlock]
-			// The strings the worker met first in this event, in order.
-			for ; interned < he.strEnd; interned++ {
-				remap = append(remap, r.b.Intern(pub.strs[interned]))
+			// The event's name and category, interned in the order the
+			// event has them, as the in-order read interns them.
+			var name, cat profile.StringID
+			if he.flags&catFirst != 0 {
+				cat = sp.intern(r, pub.strs, he.cat)
+			}
+			name = sp.intern(r, pub.strs, he.name)
+			if he.flags&catFirst == 0 {
+				cat = sp.intern(r, pub.strs, he.cat)
 			}
 			ids := pub.ids[he.ids/idBlock][he.ids%idBlock:]
 			e := ev{
 				ph: he.ph, ts: he.ts, dur: he.dur, traceID: he.traceID,
 				args0: int(he.args0), args1: int(he.args1),
-				name: remap[he.name], cat: remap[he.cat],
+				name: name, cat: cat,
 				pid:     ids[:he.pidN:he.pidN],
 				tid:     ids[he.pidN : he.pidN+he.tidN : he.pidN+he.tidN],
 				id:      ids[he.pidN+he.tidN : he.pidN+he.tidN+he.idN : he.pidN+he.tidN+he.idN],
@@ -515,6 +527,31 @@ func (r *reader) takeSegment(path string) (segNext, error) {
 	r.pos = int(end - r.base)
 	r.released = end // the worker gave its pages back as it went
 	return next, nil
+}
+
+// intern returns the profile's id of the worker's string x (strs, as
+// published), interning it on first use. The worker's id 0 is "", which
+// the profile's is too.
+func (sp *split) intern(r *reader, strs []string, x profile.StringID) profile.StringID {
+	if x == 0 {
+		return 0
+	}
+	for int(x) >= len(sp.remap) {
+		sp.remap = append(sp.remap, 0)
+	}
+	if id := sp.remap[x]; id > 0 {
+		return id - 1
+	}
+	id := r.b.Intern(strs[x])
+	sp.remap[x] = id + 1
+	return id
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // pass moves the main reader past segment g, the next one: if the worker
