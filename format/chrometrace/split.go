@@ -20,8 +20,8 @@ import (
 // pairBytes, and each pair into segments of about segmentBytes, each
 // starting at a guessed event boundary (jsonscan.ElementStart). In each
 // pair the main reader parses and applies segments from the front, and a
-// worker parses segments from the back into compact lists of events, each
-// with a string table of its own; a segment belongs to whichever claims it
+// worker parses segments from the back into compact lists of events, with
+// a string table of its own; a segment belongs to whichever claims it
 // first. When they meet, the worker goes on to the next pair and the main
 // reader applies the worker's segments of this one. So the split adapts to
 // the input: where applying is cheap the main reader parses nearly half of
@@ -31,9 +31,10 @@ import (
 // The main reader takes a worker's segment only when it reaches an event
 // that starts at that very offset. It then applies the segment's events in
 // order, as the worker publishes them (the two overlap), and reads on from
-// the segment's end. Before applying an event it interns the strings that
-// the worker met first in it (in its segment), in the order met: so the
-// profile, string table included, is the one the in-order read makes
+// the segment's end. Before applying an event it maps the event's name
+// and category to the profile's strings, interning each on first use in
+// the order the event has them (split.intern): so the profile, string
+// table included, is the one the in-order read makes
 // (TestSplitEventsSameResult). Where the worker stops short of the end (an
 // error, a truncated or oddly ended array, an event above the size limit)
 // the main reader reads on itself from the last event applied, with the
