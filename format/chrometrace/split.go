@@ -137,7 +137,7 @@ type split struct {
 	segs  []*segment
 	pairs [][]*segment
 	next  int                // the first segment not yet taken or passed
-	remap []profile.StringID // the worker\'s string ids → the profile\'s + 1 (0: not yet)
+	remap []profile.StringID // the worker's string ids → the profile's + 1 (0: not yet)
 	free  chan struct{}      // a token per pair the worker may start
 	quit  chan struct{}      // closed when no segment is wanted any more
 	// Blocks of parsed events and of ids, given back as the main reader
@@ -156,8 +156,8 @@ const (
 
 // eventKeys are the keys that an event's first member has in every trace
 // seen (sorted writers start with "args" or "cat", Chrome with "args",
-// "pid" or "name"): a boundary guess wants one, which a node of a profile
-// segment ("callFrame", "id") or most args never start with
+// "pid" or "name"): a boundary guess wants one, which a node of a
+// ProfileChunk ("callFrame", "id") or most args never start with
 // (jsonscan.ElementStart).
 var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
 
