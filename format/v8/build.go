@@ -328,10 +328,10 @@ type sampleResult struct {
 // and frames can be appended meanwhile.
 func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint8, newID []profile.NodeID, nodeBase profile.NodeID) (sr sampleResult, err error) {
 	ns := len(p.samples)
-	sr.n = ns
 	if p.samples32 != nil {
 		ns = len(p.samples32)
 	}
+	sr.n = ns
 	var times profile.Times
 	switch {
 	case p.legacy && p.timestamps != nil:

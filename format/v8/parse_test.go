@@ -3,6 +3,7 @@ package v8_test
 import (
 	"flag"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jsprof/jsprof/format"
@@ -232,5 +233,34 @@ func TestLegacyCorpus(t *testing.T) {
 	}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHitCountMismatch checks that hitCounts that do not add up to the
+// samples are reported, whatever width the samples are read in (ParseBytes
+// reads them as int32 when they fit, Parse as int64 from a stream).
+func TestHitCountMismatch(t *testing.T) {
+	in := `{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"hitCount":0,"children":[2]},` +
+		`{"id":2,"callFrame":{"functionName":"f"},"hitCount":5}],"startTime":0,"endTime":30,"samples":[2,2,2],"timeDeltas":[1,1,1]}`
+	for name, parse := range map[string]func() (*profile.Profile, error){
+		"bytes":  func() (*profile.Profile, error) { return v8.ParseBytes([]byte(in), v8.Limits{}) },
+		"stream": func() (*profile.Profile, error) { return v8.Parse(strings.NewReader(in)) },
+	} {
+		p, err := parse()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var found bool
+		for _, d := range p.Diagnostics {
+			if d.Code == "hitcount-mismatch" {
+				found = true
+				if !strings.Contains(d.Message, "add up to 5 but there are 3 samples") {
+					t.Errorf("%s: message %q", name, d.Message)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no hitcount-mismatch diagnostic in %+v", name, p.Diagnostics)
+		}
 	}
 }
