@@ -369,7 +369,7 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 				publish(n)
 				return false
 			}
-			ids, idsLen = append(ids, g.sp.idBlock()), 0
+			ids, idsLen = append(ids, reuse(g.sp.idBlocks, idBlock)), 0
 		}
 		he.ids = int32((len(ids)-1)*idBlock + idsLen)
 		b := ids[len(ids)-1]
@@ -377,7 +377,7 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 		idsLen += copy(b[idsLen:], e.tid)
 		idsLen += copy(b[idsLen:], e.id)
 		if n%segBlock == 0 {
-			events = append(events, g.sp.eventBlock())
+			events = append(events, reuse(g.sp.eventBlocks, segBlock))
 		}
 		events[n/segBlock][n%segBlock] = he
 		q.pos = jsonscan.SkipSpace(data, q.pos+int(size))
@@ -563,18 +563,8 @@ func (sp *split) pass(g *segment) {
 	if !g.claim.CompareAndSwap(unclaimed, byMain) && g.claim.Load() == byWorker {
 		g.stop.Store(true)
 		<-g.done
-		for _, b := range g.pub.events {
-			select {
-			case sp.eventBlocks <- b:
-			default:
-			}
-		}
-		for _, b := range g.pub.ids {
-			select {
-			case sp.idBlocks <- b:
-			default:
-			}
-		}
+		giveBack(sp.eventBlocks, g.pub.events)
+		giveBack(sp.idBlocks, g.pub.ids)
 		g.q, g.pub = nil, published{}
 	}
 	if g.last {
@@ -582,23 +572,25 @@ func (sp *split) pass(g *segment) {
 	}
 }
 
-// eventBlock and idBlock are a block for the worker's parsed events and
-// ids: one the main reader is done with, or a new one.
-func (sp *split) eventBlock() []segEvent {
+// reuse returns a block the main reader is done with, from pool, or a new
+// one of n elements: for the worker's parsed events and ids.
+func reuse[T any](pool chan []T, n int) []T {
 	select {
-	case b := <-sp.eventBlocks:
+	case b := <-pool:
 		return b
 	default:
-		return make([]segEvent, segBlock)
+		return make([]T, n)
 	}
 }
 
-func (sp *split) idBlock() []byte {
-	select {
-	case b := <-sp.idBlocks:
-		return b
-	default:
-		return make([]byte, idBlock)
+// giveBack puts blocks into pool, as many as it has room for.
+func giveBack[T any](pool chan []T, blocks [][]T) {
+	for _, b := range blocks {
+		select {
+		case pool <- b:
+		default:
+			return
+		}
 	}
 }
 
