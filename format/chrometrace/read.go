@@ -651,9 +651,9 @@ type ev struct {
 	name, cat       profile.StringID
 	hasName, hasCat bool
 	isProfile       bool // name is Profile, ProfileChunk or CpuProfile
-	// interns counts the names and categories interned (more than one
-	// of each: duplicate keys); catFirst tells the category came first.
-	interns          uint8
+	// twice tells a name or category was interned twice (duplicate
+	// keys); catFirst that the category came first.
+	twice            bool
 	catFirst         bool
 	pre              *chunk // a ProfileChunk's args read ahead (preChunk)
 	isWeb            bool   // name marks a Chrome web trace (MetaHandler)
@@ -765,8 +765,8 @@ func (r *reader) parseEvent(e *ev) error {
 			}
 			e.isProfile = bytes.Equal(b, nameProfile) || bytes.Equal(b, nameProfileChunk) || bytes.Equal(b, nameCpuProfile)
 			e.isWeb = bytes.Equal(b, nameCpuProfile) || bytes.HasPrefix(b, []byte("Tracing")) && webMarkers[string(b)]
+			e.twice = e.twice || e.hasName
 			e.name, e.hasName = r.intern(b), true
-			e.interns++
 		case "cat":
 			if s.Null() {
 				continue
@@ -776,8 +776,8 @@ func (r *reader) parseEvent(e *ev) error {
 				return err
 			}
 			e.catFirst = e.catFirst || !e.hasName
+			e.twice = e.twice || e.hasCat
 			e.cat, e.hasCat = r.intern(b), true
-			e.interns++
 		case "pid", "tid", "id":
 			s.Peek()
 			start := s.Offset()

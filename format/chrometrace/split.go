@@ -336,8 +336,7 @@ func (g *segment) read(release func(lo, hi int64) error) bool {
 		size := q.s.Offset()
 		// An event that names itself twice (duplicate keys) is left to the
 		// main reader, which interns every name it reads, in order.
-		irregular := int(e.interns) > b2i(e.hasName)+b2i(e.hasCat)
-		if err != nil || irregular || size > int64(q.max) || size > math.MaxInt32 || len(e.pid)|len(e.tid)|len(e.id) > math.MaxUint16 {
+		if err != nil || e.twice || size > int64(q.max) || size > math.MaxInt32 || len(e.pid)|len(e.tid)|len(e.id) > math.MaxUint16 {
 			publish(n)
 			return false
 		}
@@ -546,13 +545,6 @@ func (sp *split) intern(r *reader, strs []string, x profile.StringID) profile.St
 	id := r.b.Intern(strs[x])
 	sp.remap[x] = id + 1
 	return id
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // pass moves the main reader past segment g, the next one: if the worker
