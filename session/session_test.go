@@ -356,4 +356,14 @@ func TestLargestFirst(t *testing.T) {
 	if got, want := session.LargestFirst(s.Threads()), []int{1, 3, 0, 2}; !slices.Equal(got, want) {
 		t.Errorf("LargestFirst = %v, want %v", got, want)
 	}
+	var mu sync.Mutex
+	calls := make([]int, len(p.Threads))
+	session.EachLargestFirst(s.Threads(), func(i int) {
+		mu.Lock()
+		calls[i]++
+		mu.Unlock()
+	})
+	if !slices.Equal(calls, []int{1, 1, 1, 1}) {
+		t.Errorf("EachLargestFirst calls per thread = %v, want one each", calls)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
@@ -275,19 +276,7 @@ func (t *Thread) Tree(ctx context.Context, opts view.Options) (*calltree.Tree, e
 func (s *Session) Trees(ctx context.Context, ths []*Thread, opts view.Options) ([]*calltree.Tree, error) {
 	out := make([]*calltree.Tree, len(ths))
 	errs := make([]error, len(ths))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for _, i := range LargestFirst(ths) {
-		t := ths[i]
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			out[i], errs[i] = t.Tree(ctx, opts)
-		}()
-	}
-	wg.Wait()
+	EachLargestFirst(ths, func(i int) { out[i], errs[i] = ths[i].Tree(ctx, opts) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -310,6 +299,23 @@ func LargestFirst(ths []*Thread) []int {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return size(b) - size(a) })
 	return order
+}
+
+// EachLargestFirst calls f with each index of ths, on as many goroutines
+// as there are cores, in LargestFirst's order, and returns when every call
+// has.
+func EachLargestFirst(ths []*Thread, f func(i int)) {
+	order := LargestFirst(ths)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(order)) {
+		wg.Go(func() {
+			for k := next.Add(1) - 1; k < int64(len(order)); k = next.Add(1) - 1 {
+				f(order[k])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // maxTrees is how many trees a thread keeps cached.

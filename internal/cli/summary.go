@@ -5,12 +5,9 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/jsprof/jsprof/analysis/devtoolsstats"
 	"github.com/jsprof/jsprof/internal/jsonw"
@@ -83,18 +80,7 @@ func summarizeAll(e *env, l *loaded) ([]threadSummary, error) {
 	for i, ta := range l.threads {
 		sts[i] = ta.st
 	}
-	order := session.LargestFirst(sts)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(order)) {
-		wg.Go(func() {
-			for k := next.Add(1) - 1; k < int64(len(order)); k = next.Add(1) - 1 {
-				i := order[k]
-				out[i], errs[i] = summarize(e, l, l.threads[i])
-			}
-		})
-	}
-	wg.Wait()
+	session.EachLargestFirst(sts, func(i int) { out[i], errs[i] = summarize(e, l, l.threads[i]) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
