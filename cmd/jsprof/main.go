@@ -6,17 +6,20 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime/debug"
 
 	"github.com/jsprof/jsprof/internal/cli"
+	"github.com/jsprof/jsprof/internal/gctune"
 )
 
 func main() {
 	// The input buffer is most of the heap and is pointer-free, so collecting
 	// more often is cheap, and it keeps peak memory near the input size
-	// instead of twice the live heap (the default GOGC=100). Process-wide
-	// tuning belongs here, not in the library.
-	debug.SetGCPercent(25)
+	// instead of twice the live heap (the default GOGC=100). But not below
+	// a heap of 12 MB: at GOGC=25 the runtime's own floor is 1 MB, and a
+	// trace, whose live heap stays small while its reader allocates, was
+	// collected 13–25 times (internal/gctune). Process-wide tuning belongs
+	// here, not in the library.
+	gctune.Floor(25, 12<<20)
 	// Ctrl-C cancels the context: reading and analyses stop, and Run exits
 	// with 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
