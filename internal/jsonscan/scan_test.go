@@ -332,6 +332,45 @@ func TestInts(t *testing.T) {
 	}
 }
 
+// TestIntsAppendGrowth checks that arrays read one after another into one
+// slice grow it as append does (a trace's node children, chunk after
+// chunk), not to the exact size at each array, which copied the whole
+// slice every time; and that an array read into an empty slice gets
+// exactly its size.
+func TestIntsAppendGrowth(t *testing.T) {
+	t.Parallel()
+	var dst []int64
+	var dst32 []int32
+	grew, grew32 := 0, 0
+	const arrays = 10_000
+	for range arrays {
+		c, c32 := cap(dst), cap(dst32)
+		var err error
+		var fits bool
+		if dst, err = jsonscan.New([]byte(`[1,2,3]`)).Ints(dst); err != nil {
+			t.Fatal(err)
+		}
+		if dst32, fits, err = jsonscan.New([]byte(`[1,2,3]`)).Ints32(dst32); err != nil || !fits {
+			t.Fatal(err, fits)
+		}
+		if cap(dst) != c {
+			grew++
+		}
+		if cap(dst32) != c32 {
+			grew32++
+		}
+	}
+	if len(dst) != 3*arrays || len(dst32) != 3*arrays {
+		t.Fatalf("got %d and %d values, want %d", len(dst), len(dst32), 3*arrays)
+	}
+	if grew > 20 || grew32 > 20 {
+		t.Errorf("%d arrays of 3 read into one slice grew it %d times ([]int64) and %d times ([]int32), want at most 20", arrays, grew, grew32)
+	}
+	if got, err := jsonscan.New([]byte(`[1,2,3,4,5]`)).Ints(nil); err != nil || cap(got) != 5 {
+		t.Errorf("an array of 5 read into nil: capacity %d (error %v), want 5", cap(got), err)
+	}
+}
+
 // TestObjectWalk reads a whole document with BeginObject, NextKey and Skip.
 func TestObjectWalk(t *testing.T) {
 	t.Parallel()
