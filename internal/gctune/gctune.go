@@ -44,15 +44,21 @@ type sentinel struct{ _ *int }
 
 func (t *tuner) arm() {
 	runtime.AddCleanup(&sentinel{}, func(t *tuner) {
-		t.sample[0].Name = "/gc/heap/live:bytes"
-		metrics.Read(t.sample[:])
-		var live uint64
-		if t.sample[0].Value.Kind() == metrics.KindUint64 {
-			live = t.sample[0].Value.Uint64()
-		}
-		t.adjust(live)
+		t.adjust(t.live())
 		t.arm()
 	}, t)
+}
+
+// live returns the heap found live by the last collection.
+func (t *tuner) live() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sample[0].Name = "/gc/heap/live:bytes"
+	metrics.Read(t.sample[:])
+	if t.sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return t.sample[0].Value.Uint64()
 }
 
 // adjust sets the percent for a live heap of live bytes.
