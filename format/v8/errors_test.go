@@ -128,33 +128,44 @@ func TestParseLimits(t *testing.T) {
 const bugHeadPathQuadratic = "parseHeadNode formats every node's path eagerly: quadratic in the depth of the head tree"
 
 // TestDeepHeadLinear checks that reading a deep legacy head tree allocates
-// memory linear in its size. It does not run in parallel, to measure
-// allocations alone.
+// memory linear in its size, with or without a selfSize in every node (a
+// heap profile, refused once read: the path of the first selfSize names it
+// in the error, and formatting every node's path was the same quadratic
+// cost). It does not run in parallel, to measure allocations alone.
 func TestDeepHeadLinear(t *testing.T) {
 	const depth = 3000
-	var b bytes.Buffer
-	b.WriteString(`{"head":`)
-	for range depth {
-		b.WriteString(`{"functionName":"f","children":[`)
-	}
-	b.WriteString(`{}`)
-	for range depth {
-		b.WriteString(`]}`)
-	}
-	b.WriteString(`,"samples":[],"startTime":0,"endTime":1}`)
-	data := b.Bytes()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	p, err := v8.ParseBytes(data, v8.Limits{})
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(p.Nodes); got != depth+1 {
-		t.Fatalf("got %d nodes, want %d", got, depth+1)
-	}
-	// Linear: a few hundred bytes per node. Quadratic: ~36 MB here.
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
-		t.Errorf("a bug fixed before is back: %s\nparsing %d bytes (depth %d) allocated %d bytes", bugHeadPathQuadratic, len(data), depth, alloc)
+	for _, heap := range []bool{false, true} {
+		var b bytes.Buffer
+		b.WriteString(`{"head":`)
+		for range depth {
+			b.WriteString(`{"functionName":"f",`)
+			if heap {
+				b.WriteString(`"selfSize":8,`)
+			}
+			b.WriteString(`"children":[`)
+		}
+		b.WriteString(`{}`)
+		for range depth {
+			b.WriteString(`]}`)
+		}
+		b.WriteString(`,"samples":[],"startTime":0,"endTime":1}`)
+		data := b.Bytes()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		p, err := v8.ParseBytes(data, v8.Limits{})
+		runtime.ReadMemStats(&after)
+		if heap {
+			if err == nil || !strings.Contains(err.Error(), "head.selfSize") {
+				t.Fatalf("heap profile: got error %v, want one at head.selfSize", err)
+			}
+		} else if err != nil {
+			t.Fatal(err)
+		} else if got := len(p.Nodes); got != depth+1 {
+			t.Fatalf("got %d nodes, want %d", got, depth+1)
+		}
+		// Linear: a few hundred bytes per node. Quadratic: ~36 MB here.
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+			t.Errorf("a bug fixed before is back: %s (selfSize in every node: %v)\nparsing %d bytes (depth %d) allocated %d bytes", bugHeadPathQuadratic, heap, len(data), depth, alloc)
+		}
 	}
 }
