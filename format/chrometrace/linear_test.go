@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/format/chrometrace"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
+	"github.com/jsprof/jsprof/profile"
 )
 
 // TestChunkNodesLinear checks that a profile whose nodes come in many
@@ -62,5 +64,132 @@ func TestChunkNodesLinear(t *testing.T) {
 	t.Logf("reading %d bytes allocated %d, %.1f a byte", len(data), alloc, float64(alloc)/float64(len(data)))
 	if alloc > 30*uint64(len(data)) {
 		t.Errorf("reading %d bytes (%d nodes in chunks of %d) allocated %d bytes, %.0f a byte", len(data), nodes, perChunk, alloc, float64(alloc)/float64(len(data)))
+	}
+}
+
+// manyProfiles returns a trace of n sampled threads, each with a Profile
+// and one ProfileChunk of a root and a chain of k nodes, k samples and
+// traceIDs trace ids.
+func manyProfiles(n, k, traceIDs int) []byte {
+	var b strings.Builder
+	b.WriteString(`[`)
+	for p := range n {
+		if p > 0 {
+			b.WriteByte(',')
+		}
+		tid, id := strconv.Itoa(p), `"0x`+strconv.FormatInt(int64(p), 16)+`"`
+		b.WriteString(`{"name":"Profile","ph":"P","pid":1,"tid":` + tid + `,"ts":1000,"id":` + id + `,"args":{"data":{"startTime":1000}}},`)
+		b.WriteString(`{"name":"ProfileChunk","ph":"P","pid":1,"tid":` + tid + `,"ts":1001,"id":` + id + `,"args":{"data":{"cpuProfile":{"nodes":[`)
+		b.WriteString(`{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}}`)
+		for i := 2; i <= k+1; i++ {
+			b.WriteString(`,{"id":` + strconv.Itoa(i) + `,"parent":` + strconv.Itoa(i-1) + `,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":` + strconv.Itoa(i) + `,"columnNumber":1}}`)
+		}
+		b.WriteString(`],"samples":[`)
+		for i := 2; i <= k+1; i++ {
+			if i > 2 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		b.WriteString(`],"trace_ids":{`)
+		for j := range traceIDs {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + strconv.Itoa(p*traceIDs+j+1) + `":2`)
+		}
+		b.WriteString(`}},"timeDeltas":[`)
+		for i := range k {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("10")
+		}
+		b.WriteString(`]}}}`)
+	}
+	b.WriteString(`]`)
+	return []byte(b.String())
+}
+
+// TestManyProfilesLinear checks that a trace of many sampled threads is
+// read in memory and time linear in its size. Each thread's nodes were
+// appended to the profile's table grown to the exact size, copying every
+// earlier thread's (4 k threads of 10 nodes: 2.6 GB allocated, 1.2 s), its
+// trace ids sorted with all the earlier threads' again (4 k threads of 100
+// ids: 8.8 s), and checking a trace id's thread scanned every thread. Not
+// in parallel, to measure its allocations alone.
+func TestManyProfilesLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a 10 MB trace")
+	}
+	const threads = 4000
+	for _, tc := range []struct {
+		name          string
+		nodes, traces int
+	}{
+		{"10 nodes each", 10, 0},
+		{"2 nodes and 100 trace ids each", 1, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := manyProfiles(threads, tc.nodes, tc.traces)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			p, err := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) {
+				return chrometrace.ParseBytes(data, chrometrace.Options{})
+			})
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Threads) != threads || len(p.TraceIDs) != threads*tc.traces {
+				t.Fatalf("got %d threads and %d trace ids, want %d and %d", len(p.Threads), len(p.TraceIDs), threads, threads*tc.traces)
+			}
+			if err := p.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			// Linear: 9 to 20 bytes allocated a byte of input (fuzzcheck
+			// runs the reader once when it is within its budget).
+			alloc := after.TotalAlloc - before.TotalAlloc
+			t.Logf("reading %d bytes allocated %d, %.1f a byte", len(data), alloc, float64(alloc)/float64(len(data)))
+			if alloc > 60*uint64(len(data)) {
+				t.Errorf("reading %d bytes (%d threads) allocated %d bytes, %.0f a byte", len(data), threads, alloc, float64(alloc)/float64(len(data)))
+			}
+		})
+	}
+}
+
+// TestTopSamplesWithoutPidLinear checks that the top-level samples of an
+// object trace that name no pid are read in time linear in the threads
+// and samples: each looked for its tid's pid by scanning every thread.
+func TestTopSamplesWithoutPidLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a 9 MB trace")
+	}
+	const n = 80_000
+	var b strings.Builder
+	b.WriteString(`{"traceEvents":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"name":"thread_name","ph":"M","pid":1,"tid":` + strconv.Itoa(i) + `,"args":{"name":"t"}}`)
+	}
+	b.WriteString(`],"stackFrames":{"1":{"name":"f","category":"js"}},"samples":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		// Tids no event names: the scan went through every thread.
+		b.WriteString(`{"tid":` + strconv.Itoa(n+i%3) + `,"ts":` + strconv.Itoa(i) + `,"sf":"1","weight":1}`)
+	}
+	b.WriteString(`]}`)
+	p, err := fuzzcheck.Parse(t, []byte(b.String()), func(data []byte) (*profile.Profile, error) {
+		return chrometrace.ParseBytes(data, chrometrace.Options{})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Samples.Len() != n {
+		t.Fatalf("got %d samples, want %d", p.Samples.Len(), n)
 	}
 }

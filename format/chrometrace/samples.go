@@ -261,10 +261,17 @@ func (r *reader) appendTopSamples(threadOfKey map[threadKey]profile.ThreadID) er
 	// Group by thread, in order of first appearance.
 	var keys []threadKey
 	byKey := map[threadKey][]topSample{}
+	var pidOf map[profile.StringID][]byte
 	for _, s := range samples {
 		pid := s.pid
 		if !s.hasPid {
-			pid = r.pidOfTid(s.tid)
+			if pidOf == nil {
+				pidOf = r.pidsOfTids()
+			}
+			pid = []byte("1") // the format's samples may omit it
+			if p, ok := pidOf[b.InternBytes(s.tid)]; ok {
+				pid = p
+			}
 		}
 		k := threadKey{b.InternBytes(pid), b.InternBytes(s.tid)}
 		if _, ok := byKey[k]; !ok {
@@ -365,14 +372,15 @@ func (r *reader) appendTopSamples(threadOfKey map[threadKey]profile.ThreadID) er
 	return nil
 }
 
-// pidOfTid returns the raw pid of the first thread of the trace events with
-// the raw tid, or "1" when there is none (the format's samples may omit it).
-func (r *reader) pidOfTid(tid []byte) []byte {
-	t := r.b.InternBytes(tid)
+// pidsOfTids returns, by tid, the raw pid of the first thread of the trace
+// events with that tid. (Looked up by scanning the threads at each sample,
+// a trace of many threads was read in time samples × threads.)
+func (r *reader) pidsOfTids() map[profile.StringID][]byte {
+	m := map[profile.StringID][]byte{}
 	for _, th := range r.threads {
-		if th.key.tid == t {
-			return []byte(r.b.P.Strings[th.key.pid])
+		if _, ok := m[th.key.tid]; !ok {
+			m[th.key.tid] = []byte(r.b.P.Strings[th.key.pid])
 		}
 	}
-	return []byte("1")
+	return m
 }

@@ -219,8 +219,11 @@ func (p *parser) appendThread(th profile.Thread) error {
 	defer func() { <-samplesDone }() // the early returns below
 	// 3. Nodes and frames.
 	hitCounts := p.nodes[0].hasHit
-	prof.Nodes = jsonscan.Grow(prof.Nodes, len(order))
-	prof.LineTicks = jsonscan.Grow(prof.LineTicks, len(p.ticks)) // those of unreachable nodes are left out
+	// Room for this thread's nodes, at least doubling the table when it
+	// holds earlier threads': grown to the exact size, a trace of many
+	// profiles copied every earlier profile's nodes at each.
+	prof.Nodes = jsonscan.Room(prof.Nodes, len(order))
+	prof.LineTicks = jsonscan.Room(prof.LineTicks, len(p.ticks)) // those of unreachable nodes are left out
 	<-framesDone
 	// The profile's frames are made in preorder, as each first appears.
 	frameID := make([]profile.FrameID, len(frames.frames)) // +1; 0: not made yet
@@ -265,17 +268,16 @@ func (p *parser) appendThread(th profile.Thread) error {
 	th.Samples = profile.Range{Start: int32(sampleBase), End: int32(len(s.Node))}
 	tid := profile.ThreadID(len(prof.Threads))
 	prof.Threads = append(prof.Threads, th)
+	// By thread, then id: this thread's come after those of the threads
+	// before it, so only they are sorted (sorting them all again at each
+	// thread was quadratic in a trace of many profiles).
+	ownIDs := len(prof.TraceIDs)
 	for traceID, nodeID := range p.traceIDs {
 		if k, ok := ids.get(nodeID); ok && state[k] != nodeUnseen {
 			prof.TraceIDs = append(prof.TraceIDs, profile.TraceID{Thread: tid, ID: traceID, Node: nodeBase + newID[k]})
 		}
 	}
-	slices.SortFunc(prof.TraceIDs, func(a, b profile.TraceID) int {
-		if a.Thread != b.Thread {
-			return int(a.Thread - b.Thread)
-		}
-		return cmpInt64(a.ID, b.ID)
-	})
+	slices.SortFunc(prof.TraceIDs[ownIDs:], func(a, b profile.TraceID) int { return cmpInt64(a.ID, b.ID) })
 
 	// 5. Hit counts: DevTools recomputes them from samples when absent.
 	nodes := prof.Nodes[nodeBase:]

@@ -666,7 +666,7 @@ func (s *Scanner) Ints(dst []int64) ([]int64, error) {
 	if err := s.BeginArray(); err != nil {
 		return dst, err
 	}
-	dst = room(dst, s.CountElems())
+	dst = Room(dst, s.CountElems())
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil || !ok {
@@ -730,7 +730,7 @@ func (s *Scanner) Ints32(dst []int32) (out []int32, fits bool, err error) {
 	if err := s.BeginArray(); err != nil {
 		return dst, true, err
 	}
-	dst = room(dst, s.CountElems())
+	dst = Room(dst, s.CountElems())
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil || !ok {
@@ -763,12 +763,12 @@ func Grow[S ~[]E, E any](s S, n int) S {
 	return s
 }
 
-// room returns dst with room for n more elements: exactly n when dst is
+// Room returns dst with room for n more elements: exactly n when dst is
 // empty (a whole array, sized from its count), else at least doubled, as
 // append grows. Many small arrays appended one by one to one slice (the
 // children of a trace's nodes, chunk after chunk) otherwise copy it
 // whole at each array.
-func room[S ~[]E, E any](dst S, n int) S {
+func Room[S ~[]E, E any](dst S, n int) S {
 	if len(dst) > 0 && cap(dst)-len(dst) < n {
 		n = max(n, cap(dst))
 	}
