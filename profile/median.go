@@ -58,9 +58,14 @@ func MedianInterval(series ...Times) Time {
 		return 0
 	}
 	k := n / 2 // the k-th smallest, from 0
-	hist := new([2][1 << 16]int)
+	// 65,536 buckets, or about as many as intervals (at least 256): the
+	// histogram is 1 MB, and a trace of thousands of small threads
+	// allocated one for each (4 k threads: 4 GB, its collection most of
+	// summary's time). Fewer buckets make more passes, over few intervals.
+	width := min(16, max(8, bits.Len(uint(n))))
+	hist := [2][]int{make([]int, 1<<width), make([]int, 1<<width)}
 	for {
-		shift := max(0, bits.Len64(uint64(hi0-lo0))-16)
+		shift := max(0, bits.Len64(uint64(hi0-lo0))-width)
 		buckets := int((hi0-lo0)>>shift) + 1
 		both(func(h int, parts []Times) { histogram(hist[h][:buckets], parts, lo0, hi0, shift, inUs) })
 		b := 0

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -107,5 +108,23 @@ func TestMedianIntervalSeries(t *testing.T) {
 	}
 	if got := MedianInterval(); got != 0 {
 		t.Errorf("no series: %d", got)
+	}
+}
+
+// TestMedianIntervalSmall checks that the median of a few intervals does
+// not allocate the 1 MB histogram of a long recording: summary takes one
+// per thread, and a trace of 4 k small threads allocated 4 GB.
+func TestMedianIntervalSmall(t *testing.T) {
+	times := MakeTimes(0, 1000, 2000, 3500, 4000, 6000, 6100)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 100 {
+		if got := MedianInterval(times); got != 1000 {
+			t.Fatalf("median of 1000,1000,1500,500,2000,100 = %d, want 1000", got)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 16<<10 {
+		t.Errorf("the median of 6 intervals allocated %d bytes", per)
 	}
 }
