@@ -2,6 +2,7 @@ package calls_test
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -203,5 +204,26 @@ func TestMultipleProfiles(t *testing.T) {
 	}
 	if len(p.Threads) != 3 {
 		t.Errorf("%d threads, want 3", len(p.Threads))
+	}
+}
+
+// TestIntegrateSmallAllocates checks that a thread of a few calls does not
+// allocate a whole block of the call store (64 k calls, 2 MB): a trace of
+// 4 k small threads allocated 8.4 GB in its trees.
+func TestIntegrateSmallAllocates(t *testing.T) {
+	p := traceWith(t, p2, []int64{2, 2, 3, 3}, 100, "")
+	tl, err := calls.NewTimeline(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cs := tl.Integrate(calls.IntegrateOptions{})
+	runtime.ReadMemStats(&after)
+	if len(cs) != 2 {
+		t.Fatalf("%d calls, want 2", len(cs))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<10 {
+		t.Errorf("integrating 4 samples into 2 calls allocated %d bytes", alloc)
 	}
 }
