@@ -233,3 +233,44 @@ func TestStreamedLargeEventLinear(t *testing.T) {
 		t.Fatalf("got %d samples, want %d", p.Samples.Len(), samples)
 	}
 }
+
+// TestTopSamplesChainLinear checks that the top-level samples of an object
+// trace are given their stacks in time linear in stackFrames: a sample's
+// stack was walked up to the root for each new sf, and a chain of 20 k
+// frames, a sample on each, took 11 s to read.
+func TestTopSamplesChainLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a 2 MB trace of 20 k stack frames")
+	}
+	const n = 20_000
+	var b strings.Builder
+	b.WriteString(`{"traceEvents":[{"name":"thread_name","ph":"M","pid":1,"tid":1,"args":{"name":"main"}}],"stackFrames":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(`,"` + strconv.Itoa(i) + `":{"name":"f","category":"js","parent":"` + strconv.Itoa(i-1) + `"}`)
+		} else {
+			b.WriteString(`"0":{"name":"f","category":"js"}`)
+		}
+	}
+	b.WriteString(`},"samples":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"pid":1,"tid":1,"ts":` + strconv.Itoa(i) + `,"sf":"` + strconv.Itoa(i) + `","weight":1}`)
+	}
+	b.WriteString(`]}`)
+	p, err := fuzzcheck.Parse(t, []byte(b.String()), func(data []byte) (*profile.Profile, error) {
+		return chrometrace.ParseBytes(data, chrometrace.Options{})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One node a frame under the thread's root, a sample on each.
+	if len(p.Nodes) != n+1 || p.Samples.Len() != n {
+		t.Fatalf("got %d nodes and %d samples, want %d and %d", len(p.Nodes), p.Samples.Len(), n+1, n)
+	}
+	if last := p.Nodes[p.Samples.Node[n-1]]; last.InputID != n {
+		t.Errorf("the last sample's node is %d deep, want %d", last.InputID, n)
+	}
+}
