@@ -188,8 +188,17 @@ type SelectError struct {
 }
 
 func (e *SelectError) Error() string {
-	return fmt.Sprintf("no thread matches %q; the sampled threads are: %s", e.Sel, strings.Join(e.Have, ", "))
+	have := e.Have
+	more := ""
+	if len(have) > maxListed {
+		// A trace of thousands of threads made an error line of as many.
+		have, more = have[:maxListed], fmt.Sprintf(" and %d more (jsprof summary FILE lists them all)", len(have)-maxListed)
+	}
+	return fmt.Sprintf("no thread matches %q; the sampled threads are: %s%s", e.Sel, strings.Join(have, ", "), more)
 }
+
+// maxListed is the number of threads a SelectError names.
+const maxListed = 20
 
 // lazy is a value computed once, when first asked for. An error caused by
 // a cancelled context is not kept: the next caller computes again.

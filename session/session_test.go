@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -365,5 +366,22 @@ func TestLargestFirst(t *testing.T) {
 	})
 	if !slices.Equal(calls, []int{1, 1, 1, 1}) {
 		t.Errorf("EachLargestFirst calls per thread = %v, want one each", calls)
+	}
+}
+
+// TestSelectErrorLong checks that a selection error names at most 20
+// threads: a trace of thousands made an error line of as many.
+func TestSelectErrorLong(t *testing.T) {
+	var have []string
+	for i := range 1000 {
+		have = append(have, fmt.Sprintf("1:%d %q", i, "w"))
+	}
+	msg := (&session.SelectError{Sel: "x", Have: have}).Error()
+	want := `no thread matches "x"; the sampled threads are: 1:0 "w", `
+	if len(msg) > 400 || !strings.HasPrefix(msg, want) || !strings.Contains(msg, `1:19 "w" and 980 more`) || strings.Contains(msg, `1:20 "w"`) {
+		t.Errorf("got %q", msg)
+	}
+	if msg := (&session.SelectError{Sel: "x", Have: have[:2]}).Error(); msg != `no thread matches "x"; the sampled threads are: 1:0 "w", 1:1 "w"` {
+		t.Errorf("two threads: got %q", msg)
 	}
 }
