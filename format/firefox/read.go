@@ -53,7 +53,10 @@ const maxDepth = 64
 //     root label) is a native frame like any other, with its self samples,
 //     as the Firefox Profiler shows it: only V8 profiles have the meta root.
 //     Stacks with the same prefix and function are merged. Node.InputID is
-//     the stack's index.
+//     the stack's index (the first of those merged). A stack table under a
+//     processed profile's "shared" holds the stacks of every thread: a
+//     thread's nodes are then those its samples reach, as in its call tree
+//     in the Profiler; a thread's own table gives all its stacks.
 //   - Frames are functions: a Gecko frame's location string ("fn (url:line:col)",
 //     the URL after the last " -> ") or a processed frame's function (name,
 //     fileName or source, lineNumber, columnNumber; old files keep the
@@ -339,28 +342,29 @@ type parser struct {
 	b         *profile.Builder
 	rootFrame profile.FrameID
 	rootStart profile.Time // the main process's meta.startTime, ns
-	// The tree of stacks of all threads: the first child of each node, by
-	// NodeID, and the other children. The nodes of a deep stack have one
-	// child each, which a slice finds where a map, read at random, cost a
-	// cache miss a node. Keys are node IDs of the whole file: a thread's
-	// stacks never meet another's, and nothing is cleared between threads.
-	first    []firstChild
-	children map[childKey]profile.NodeID
+	// The tables under a processed profile's shared, read once for all the
+	// threads that use them: strings by their array, functions by their
+	// table and what it reads (strings, sources), stacks by their table and
+	// what it reads (frames, functions). Every thread used to read them
+	// again, so that T threads sharing S stacks cost T×S. Tables of a
+	// thread's own are read with it and not kept.
+	sharedStrings map[*value][]string
+	sharedFuncs   map[funcsKey][]profile.FrameID
+	sharedStacks  map[stacksKey]*stackTree
 	// Per thread, for finishThreads: the input's pid and tid.
 	infos     []threadInfo
 	processed bool
 }
 
-type childKey struct {
-	parent profile.NodeID
-	frame  profile.FrameID
-}
+// funcsKey identifies a function table read: the table and the string
+// array and sources table it reads (nil when none).
+type funcsKey struct{ table, strs, sources *value }
 
-// firstChild is the first child of a node and its frame; node is 0 (a root,
-// no one's child) when the node has no child.
-type firstChild struct {
-	frame profile.FrameID
-	node  profile.NodeID
+// stacksKey identifies a stack table read: the table, the frame table it
+// reads and the functions of the frames.
+type stacksKey struct {
+	table, frames *value
+	funcs         funcsKey
 }
 
 func (ps *parser) failf(v *value, path, format string, args ...any) error {
@@ -524,7 +528,6 @@ func (ps *parser) file(root *value) error {
 		return ps.failf(root, join(path, "meta"), "%w: no meta object (want a Firefox profile)", profile.ErrUnrecognized)
 	}
 	ps.rootFrame = ps.b.Frame(profile.Frame{Name: ps.b.Intern("(root)"), Line: -1, Column: -1})
-	ps.children = map[childKey]profile.NodeID{}
 	if pv := meta.get("preprocessedProfileVersion"); pv != nil || processedShape(root) {
 		var version int64
 		if pv != nil {
@@ -755,7 +758,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 	info := ps.info(th)
 	info.proc = proc
 	t := ps.beginThread(info)
-	nodeOf := make([]profile.NodeID, len(stacks.rows))
+	tree := newStackTree(len(stacks.rows))
 	for i := range stacks.rows {
 		sp := index(join(path, "stackTable.data"), i)
 		f, err := ps.index(stacks.need(i, "frame"), sp, "frameTable", len(frames.rows))
@@ -768,8 +771,9 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 				return ps.failf(pv, sp, "prefix must name an earlier stack: %w", errors.Unwrap(err))
 			}
 		}
-		nodeOf[i] = ps.node(t, prefix, nodeOf, frameOf[f], i)
+		tree.add(i, prefix, frameOf[f])
 	}
+	tree.built()
 	var weighted int64
 	for i := range samples.rows {
 		sp := index(join(path, "samples.data"), i)
@@ -778,7 +782,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 		if err != nil {
 			return err
 		}
-		n := t.root
+		n := profile.NoNode
 		if sv := samples.cell(i, "stack"); sv.null() {
 			t.nullStacks++
 		} else {
@@ -786,7 +790,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 			if err != nil {
 				return err
 			}
-			n = nodeOf[k]
+			n = tree.sample(k)
 		}
 		if w := samples.cell(i, "weight"); !w.null() && w.text != "1" {
 			weighted++
@@ -796,6 +800,7 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 		}
 	}
 	ps.b.P.Diagnostics.Add("firefox-weight-ignored", weighted, "sample weights other than 1 are ignored in Gecko profiles (each row is one sample)")
+	ps.makeNodes(t, tree)
 	ps.endThread(t, 0)
 	return nil
 }
@@ -803,6 +808,9 @@ func (ps *parser) geckoThread(th *value, path, proc string, shift profile.Time) 
 // processedProfile reads a processed profile.
 func (ps *parser) processedProfile(root *value, path string) error {
 	shared := root.get("shared")
+	ps.sharedStrings = map[*value][]string{}
+	ps.sharedFuncs = map[funcsKey][]profile.FrameID{}
+	ps.sharedStacks = map[stacksKey]*stackTree{}
 	threads, err := ps.array(root.need("threads"), join(path, "threads"))
 	if err != nil {
 		return err
@@ -826,13 +834,13 @@ type columns struct {
 // none. A table in neither is missing from the thread (at its offset and
 // path).
 func (ps *parser) columns(th *value, tpath string, shared *value, spath, name string) (*columns, error) {
-	v, path := th.get(name), join(tpath, name)
-	if v == nil {
-		if sv := shared.get(name); sv != nil {
-			v, path = sv, join(spath, name)
-		} else {
-			v = absent(th)
-		}
+	v, isShared := ownOrShared(th, shared, name)
+	path := join(tpath, name)
+	switch {
+	case isShared:
+		path = join(spath, name)
+	case v == nil:
+		v = absent(th)
 	}
 	if _, err := ps.object(v, path); err != nil {
 		return nil, err
@@ -885,88 +893,11 @@ func (ps *parser) processedThread(th *value, path string, shared *value, spath s
 	if _, err := ps.object(th, path); err != nil {
 		return err
 	}
-	var strs []string
-	var err error
-	switch {
-	case th.get("stringArray") != nil:
-		strs, err = ps.stringTable(th.get("stringArray"), join(path, "stringArray"))
-	case th.get("stringTable") != nil:
-		strs, err = ps.stringTable(th.get("stringTable"), join(path, "stringTable"))
-	case shared == nil:
-		// Neither the thread nor a shared object has strings: name the
-		// thread, as columns does for a table.
-		strs, err = ps.stringTable(absent(th), join(path, "stringArray"))
-	default:
-		strs, err = ps.stringTable(shared.need("stringArray"), join(spath, "stringArray"))
-	}
+	tree, err := ps.processedStacks(th, path, shared, spath)
 	if err != nil {
 		return err
-	}
-	funcs, err := ps.processedFuncs(th, path, shared, spath, strs)
-	if err != nil {
-		return err
-	}
-
-	ft, err := ps.columns(th, path, shared, spath, "frameTable")
-	if err != nil {
-		return err
-	}
-	frameFunc, err := ps.needCol(ft, "func")
-	if err != nil {
-		return err
-	}
-	st, err := ps.columns(th, path, shared, spath, "stackTable")
-	if err != nil {
-		return err
-	}
-	stackFrame, err := ps.needCol(st, "frame")
-	if err != nil {
-		return err
-	}
-	prefix, err := ps.col(st, "prefix")
-	if err != nil {
-		return err
-	}
-	prefixOff, err := ps.col(st, "prefixOffset")
-	if err != nil {
-		return err
-	}
-	if prefix == nil && prefixOff == nil {
-		return ps.failf(st.v, st.path, "no prefix or prefixOffset column")
 	}
 	t := ps.beginThread(ps.info(th))
-	nodeOf := make([]profile.NodeID, len(stackFrame))
-	for i, fv := range stackFrame {
-		f, err := ps.index(fv, index(join(st.path, "frame"), i), "frameTable", len(frameFunc))
-		if err != nil {
-			return err
-		}
-		fn, err := ps.index(frameFunc[f], index(join(ft.path, "func"), f), "funcTable", len(funcs))
-		if err != nil {
-			return err
-		}
-		pre := -1
-		if prefix != nil {
-			if pv := prefix[i]; !pv.null() {
-				if pre, err = ps.index(pv, index(join(st.path, "prefix"), i), "stackTable", i); err != nil {
-					return err
-				}
-			}
-		} else {
-			pp := index(join(st.path, "prefixOffset"), i)
-			off, err := ps.integer(prefixOff[i], pp)
-			if err != nil {
-				return err
-			}
-			if off < 0 || off > int64(i) {
-				return ps.failf(prefixOff[i], pp, "offset %d does not name an earlier stack", off)
-			}
-			if off > 0 {
-				pre = i - int(off)
-			}
-		}
-		nodeOf[i] = ps.node(t, pre, nodeOf, funcs[fn], i)
-	}
 
 	sc, err := ps.columns(th, path, nil, path, "samples")
 	if err != nil {
@@ -1013,15 +944,15 @@ func (ps *parser) processedThread(th *value, path string, shared *value, spath s
 				return ps.failf(deltas[i], index(join(sc.path, "timeDeltas"), i), "time beyond ±%d ns", int64(maxTime))
 			}
 		}
-		n := t.root
+		n := profile.NoNode
 		if sv.null() {
 			t.nullStacks++
 		} else {
-			k, err := ps.index(sv, index(join(sc.path, "stack"), i), "stackTable", len(stackFrame))
+			k, err := ps.index(sv, index(join(sc.path, "stack"), i), "stackTable", len(tree.canon))
 			if err != nil {
 				return err
 			}
-			n = nodeOf[k]
+			n = tree.sample(k)
 		}
 		if weights != nil && !weights[i].null() {
 			wp := index(join(sc.path, "weight"), i)
@@ -1048,12 +979,159 @@ func (ps *parser) processedThread(th *value, path string, shared *value, spath s
 	if weightType == "tracing-ms" && weights != nil && len(stack) > 0 && lastWeight > 0 && !t.unsorted {
 		end = at + lastWeight
 	}
+	ps.makeNodes(t, tree)
 	ps.endThread(t, end)
 	return nil
 }
 
-// processedFuncs returns the frame of each funcTable row.
-func (ps *parser) processedFuncs(th *value, path string, shared *value, spath string, strs []string) ([]profile.FrameID, error) {
+// ownOrShared returns the table name of thread th or, when th has none, of
+// shared (nil when neither has it), and whether it is shared's.
+func ownOrShared(th, shared *value, name string) (*value, bool) {
+	if v := th.get(name); v != nil {
+		return v, false
+	}
+	v := shared.get(name)
+	return v, v != nil
+}
+
+// readOnce returns what read returns for a table, kept in m under key when
+// the table is under shared and returned from there to the threads after the
+// first that reads it: they could not find an error in it that the first did
+// not.
+func readOnce[K comparable, V any](m map[K]V, key K, shared bool, read func() (V, error)) (V, error) {
+	if v, ok := m[key]; ok && shared {
+		return v, nil
+	}
+	v, err := read()
+	if err == nil && shared {
+		m[key] = v
+	}
+	return v, err
+}
+
+// processedStacks reads the stack table of thread th and the tables it
+// reads, each table under shared once (see parser).
+func (ps *parser) processedStacks(th *value, path string, shared *value, spath string) (*stackTree, error) {
+	strs, skey, err := ps.processedStrings(th, path, shared, spath)
+	if err != nil {
+		return nil, err
+	}
+	funcs, fkey, err := ps.processedFuncs(th, path, shared, spath, strs, skey)
+	if err != nil {
+		return nil, err
+	}
+	stv, isShared := ownOrShared(th, shared, "stackTable")
+	ftv, _ := ownOrShared(th, shared, "frameTable")
+	return readOnce(ps.sharedStacks, stacksKey{table: stv, frames: ftv, funcs: fkey}, isShared, func() (*stackTree, error) {
+		tree, err := ps.readStacks(th, path, shared, spath, funcs)
+		if err == nil {
+			// The stacks of every thread that uses the table: a thread's
+			// nodes are those its samples reach.
+			tree.reachedOnly = isShared
+		}
+		return tree, err
+	})
+}
+
+// readStacks reads the stackTable of thread th (or of shared), whose
+// frames' functions are funcs.
+func (ps *parser) readStacks(th *value, path string, shared *value, spath string, funcs []profile.FrameID) (*stackTree, error) {
+	ft, err := ps.columns(th, path, shared, spath, "frameTable")
+	if err != nil {
+		return nil, err
+	}
+	frameFunc, err := ps.needCol(ft, "func")
+	if err != nil {
+		return nil, err
+	}
+	st, err := ps.columns(th, path, shared, spath, "stackTable")
+	if err != nil {
+		return nil, err
+	}
+	stackFrame, err := ps.needCol(st, "frame")
+	if err != nil {
+		return nil, err
+	}
+	prefix, err := ps.col(st, "prefix")
+	if err != nil {
+		return nil, err
+	}
+	prefixOff, err := ps.col(st, "prefixOffset")
+	if err != nil {
+		return nil, err
+	}
+	if prefix == nil && prefixOff == nil {
+		return nil, ps.failf(st.v, st.path, "no prefix or prefixOffset column")
+	}
+	tree := newStackTree(len(stackFrame))
+	for i, fv := range stackFrame {
+		f, err := ps.index(fv, index(join(st.path, "frame"), i), "frameTable", len(frameFunc))
+		if err != nil {
+			return nil, err
+		}
+		fn, err := ps.index(frameFunc[f], index(join(ft.path, "func"), f), "funcTable", len(funcs))
+		if err != nil {
+			return nil, err
+		}
+		pre := -1
+		if prefix != nil {
+			if pv := prefix[i]; !pv.null() {
+				if pre, err = ps.index(pv, index(join(st.path, "prefix"), i), "stackTable", i); err != nil {
+					return nil, err
+				}
+			}
+		} else {
+			pp := index(join(st.path, "prefixOffset"), i)
+			off, err := ps.integer(prefixOff[i], pp)
+			if err != nil {
+				return nil, err
+			}
+			if off < 0 || off > int64(i) {
+				return nil, ps.failf(prefixOff[i], pp, "offset %d does not name an earlier stack", off)
+			}
+			if off > 0 {
+				pre = i - int(off)
+			}
+		}
+		tree.add(i, pre, funcs[fn])
+	}
+	tree.built()
+	return tree, nil
+}
+
+// processedStrings returns the string array of thread th and the value it
+// is read from.
+func (ps *parser) processedStrings(th *value, path string, shared *value, spath string) ([]string, *value, error) {
+	v, vpath, isShared := th.get("stringArray"), join(path, "stringArray"), false
+	switch {
+	case v != nil:
+	case th.get("stringTable") != nil:
+		v, vpath = th.get("stringTable"), join(path, "stringTable")
+	case shared == nil:
+		// Neither the thread nor a shared object has strings: name the
+		// thread, as columns does for a table.
+		v = absent(th)
+	default:
+		v, vpath, isShared = shared.need("stringArray"), join(spath, "stringArray"), true
+	}
+	strs, err := readOnce(ps.sharedStrings, v, isShared, func() ([]string, error) { return ps.stringTable(v, vpath) })
+	return strs, v, err
+}
+
+// processedFuncs returns the frame of each funcTable row, and what
+// identifies them; strs is the string array read from skey.
+func (ps *parser) processedFuncs(th *value, path string, shared *value, spath string, strs []string, skey *value) ([]profile.FrameID, funcsKey, error) {
+	ftv, isShared := ownOrShared(th, shared, "funcTable")
+	key := funcsKey{table: ftv, strs: skey}
+	key.sources, _ = ownOrShared(th, shared, "sources")
+	funcs, err := readOnce(ps.sharedFuncs, key, isShared, func() ([]profile.FrameID, error) {
+		return ps.readFuncs(th, path, shared, spath, strs)
+	})
+	return funcs, key, err
+}
+
+// readFuncs reads the funcTable of thread th (or of shared).
+func (ps *parser) readFuncs(th *value, path string, shared *value, spath string, strs []string) ([]profile.FrameID, error) {
 	fc, err := ps.columns(th, path, shared, spath, "funcTable")
 	if err != nil {
 		return nil, err
@@ -1210,39 +1288,148 @@ func (ps *parser) beginThread(info threadInfo) *thread {
 	p := ps.b.P
 	root := profile.NodeID(len(p.Nodes))
 	p.Nodes = append(p.Nodes, profile.Node{Parent: profile.NoNode, Frame: ps.rootFrame, InputID: -1})
-	ps.first = append(ps.first, firstChild{})
 	return &thread{info: info, root: root, sampleFrom: len(p.Samples.Node)}
 }
 
-// node returns the node of stack i: its prefix's node (the thread's root
-// when none) with frame f.
-func (ps *parser) node(t *thread, prefix int, nodeOf []profile.NodeID, f profile.FrameID, i int) profile.NodeID {
-	parent := t.root
-	if prefix >= 0 {
-		parent = nodeOf[prefix]
-	}
-	fc := ps.first[parent]
-	if fc.node != 0 {
-		if fc.frame == f {
-			return fc.node
-		}
-		if n, ok := ps.children[childKey{parent, f}]; ok {
-			return n
-		}
-	}
-	p := ps.b.P
-	n := profile.NodeID(len(p.Nodes))
-	p.Nodes = append(p.Nodes, profile.Node{Parent: parent, Frame: f, InputID: int64(i)})
-	ps.first = append(ps.first, firstChild{})
-	if fc.node == 0 {
-		ps.first[parent] = firstChild{frame: f, node: n}
-	} else {
-		ps.children[childKey{parent, f}] = n
-	}
-	return n
+// stackTree is a stack table read: the call path of each stack, and per
+// thread the nodes made for them. Stacks with the same prefix path and frame
+// are one call path, whose node has the first such stack's index as
+// InputID; that stack is the path's canonical stack.
+type stackTree struct {
+	canon  []int32           // each stack's canonical stack
+	parent []int32           // each stack's prefix's canonical stack; -1 for none
+	frame  []profile.FrameID // each stack's frame
+	// reachedOnly is set for a table under shared, which holds the stacks
+	// of every thread that uses it: a thread's nodes are then the stacks
+	// its samples reach, as the Firefox Profiler's call tree of the thread
+	// shows only those, and not every stack of every thread (T threads
+	// sharing S stacks had T×S nodes). A thread's own table gives all its
+	// stacks, as it always did, those of no sample (a marker's) included:
+	// they cost no more than the thread's own input.
+	reachedOnly bool
+	// For the thread being read, cleared by makeNodes: the node of each
+	// canonical stack (0 for none: a thread's root is never a stack's
+	// node; -1 for a reached one whose node is yet to make), and the
+	// stacks reached.
+	nodeOf  []profile.NodeID
+	reached []int32
+	// While the table is read: the first child of each call path (by
+	// canonical stack + 1; 0 is the root) and the other children. The
+	// stacks of a deep call path have one child each, which a slice finds
+	// where a map, read at random, cost a cache miss a stack.
+	first    []firstChild
+	children map[childKey]int32
 }
 
-// add appends a sample.
+type childKey struct {
+	parent int32
+	frame  profile.FrameID
+}
+
+// firstChild is the first child of a call path and its frame; stack is the
+// child's canonical stack + 1, 0 when the path has no child.
+type firstChild struct {
+	frame profile.FrameID
+	stack int32
+}
+
+func newStackTree(n int) *stackTree {
+	return &stackTree{canon: make([]int32, n), parent: make([]int32, n), frame: make([]profile.FrameID, n),
+		first: make([]firstChild, n+1), children: map[childKey]int32{}}
+}
+
+// add reads stack i, frame f on stack prefix (−1 for none), which comes
+// before it.
+func (tr *stackTree) add(i, prefix int, f profile.FrameID) {
+	parent := int32(-1)
+	if prefix >= 0 {
+		parent = tr.canon[prefix]
+	}
+	tr.parent[i], tr.frame[i], tr.canon[i] = parent, f, int32(i)
+	fc := &tr.first[parent+1]
+	switch {
+	case fc.stack == 0:
+		*fc = firstChild{frame: f, stack: int32(i) + 1}
+	case fc.frame == f:
+		tr.canon[i] = fc.stack - 1
+	default:
+		k := childKey{parent, f}
+		if c, ok := tr.children[k]; ok {
+			tr.canon[i] = c
+		} else {
+			tr.children[k] = int32(i)
+		}
+	}
+}
+
+// built ends the reading of the table.
+func (tr *stackTree) built() {
+	tr.first, tr.children = nil, nil
+	tr.nodeOf = make([]profile.NodeID, len(tr.canon))
+}
+
+// sample returns what a sample of stack k holds until makeNodes gives it
+// its node: the stack's canonical stack. It marks the stacks the sample
+// reaches when only those get nodes, walking up the prefixes to the first
+// one already reached, so that a thread's walks cost its nodes.
+func (tr *stackTree) sample(k int) profile.NodeID {
+	c := tr.canon[k]
+	if tr.reachedOnly {
+		for s := c; s >= 0 && tr.nodeOf[s] == 0; s = tr.parent[s] {
+			tr.nodeOf[s] = -1
+			tr.reached = append(tr.reached, s)
+		}
+	}
+	return profile.NodeID(c)
+}
+
+// makeNodes makes the nodes of thread t, one a call path of tree (all of
+// them, or those reached), in stack-table order, so that a prefix's node
+// comes before its stack's; then it gives the thread's samples their nodes
+// (profile.NoNode, a null stack, is the root).
+func (ps *parser) makeNodes(t *thread, tree *stackTree) {
+	p := ps.b.P
+	node := func(c int32) {
+		parent := t.root
+		if pc := tree.parent[c]; pc >= 0 {
+			parent = tree.nodeOf[pc]
+		}
+		tree.nodeOf[c] = profile.NodeID(len(p.Nodes))
+		p.Nodes = append(p.Nodes, profile.Node{Parent: parent, Frame: tree.frame[c], InputID: int64(c)})
+	}
+	if tree.reachedOnly {
+		slices.Sort(tree.reached)
+		for _, c := range tree.reached {
+			node(c)
+		}
+	} else {
+		for i, c := range tree.canon {
+			if c == int32(i) {
+				node(c)
+			}
+		}
+	}
+	s := &p.Samples
+	for i := t.sampleFrom; i < len(s.Node); i++ {
+		n := t.root
+		if c := s.Node[i]; c != profile.NoNode {
+			n = tree.nodeOf[c]
+		}
+		s.Node[i] = n
+		p.Nodes[n].HitCount++
+	}
+	if tree.reachedOnly {
+		for _, c := range tree.reached {
+			tree.nodeOf[c] = 0
+		}
+		tree.reached = tree.reached[:0]
+	} else {
+		clear(tree.nodeOf)
+	}
+}
+
+// add appends a sample of n, a stack's placeholder until makeNodes (see
+// stackTree.sample).
 func (t *thread) add(n profile.NodeID, at profile.Time, ps *parser, v *value, path string) error {
 	if at > maxTime || at < -maxTime {
 		return ps.failf(v, path, "time beyond ±%d ns", int64(maxTime))
@@ -1253,7 +1440,6 @@ func (t *thread) add(n profile.NodeID, at profile.Time, ps *parser, v *value, pa
 	}
 	s.Node = append(s.Node, n)
 	s.Time.Append(at)
-	ps.b.P.Nodes[n].HitCount++
 	return nil
 }
 
