@@ -6,7 +6,8 @@ import (
 )
 
 // ParseSteps is Parse of data, with the map lookups it made to build the
-// call trees: a count of its work that does not depend on the machine.
+// call trees and the line tables: a count of its work that does not depend
+// on the machine.
 func ParseSteps(data []byte) (p *profile.Profile, steps int, err error) {
 	in, err := pprofile.ParseData(data)
 	if err != nil {

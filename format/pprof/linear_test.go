@@ -9,8 +9,9 @@ import (
 	"github.com/jsprof/jsprof/format/pprof"
 )
 
-// TestParseLinear checks that Parse builds the call trees with work in
-// proportion to its input, on shapes that made it superlinear. The work is
+// TestParseLinear checks that Parse builds the call trees and the line
+// tables with work in proportion to its input, on shapes that made it
+// superlinear. The work is
 // counted in map lookups (ParseSteps), a count that does not depend on the
 // machine; the input, in samples, their locations and the locations'
 // lines.
@@ -18,6 +19,11 @@ import (
 //   - One location of K inlined lines, named by N samples: every sample
 //     walked all K lines from the root, N×K lookups (K = N = 8,000 read in
 //     1.6 s).
+//   - A node at L lines followed by M other nodes: the line table's map of
+//     (node, line) was cleared at every node, and Go's clear costs as much
+//     as the map has grown, as it keeps its slots: L×M (L = M = 400,000
+//     read in 2.7 s). Counted as ParseSteps counts a clear (the entries
+//     the map had held), L = M = 2,000 made 4,008,000 lookups.
 func TestParseLinear(t *testing.T) {
 	t.Parallel()
 	const n = 2_000
@@ -46,12 +52,22 @@ func TestParseLinear(t *testing.T) {
 		sample(inlined, l)
 	}
 
+	manyLines := &pprofile.Profile{SampleType: sampleType}
+	a := fn(manyLines, "a")
+	for i := range n {
+		sample(manyLines, loc(manyLines, pprofile.Line{Function: a, Line: int64(2 + i)}))
+	}
+	for i := range n {
+		sample(manyLines, loc(manyLines, pprofile.Line{Function: fn(manyLines, "g"+strconv.Itoa(i)), Line: 2}))
+	}
+
 	for _, tc := range []struct {
 		name             string
 		pp               *pprofile.Profile
 		nodes, lineTicks int
 	}{
 		{"one location of many inlined lines", inlined, n + 1, 1},
+		{"a node at many lines, then many nodes", manyLines, n + 2, 2 * n},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer

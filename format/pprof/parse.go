@@ -168,9 +168,11 @@ type parser struct {
 	count  int                                      // index of a count value, −1 for none
 	nnodes int
 	neg    int64
-	// steps counts the map lookups made to build the call trees, the part
-	// of build's work that depends on the shape of the stacks, which the
-	// tests bound in proportion to the input.
+	// steps counts the map lookups made to build the call trees and the
+	// line tables (a clear of a map would count as the entries it has held:
+	// Go keeps a map's slots when it clears it), the part of build's work
+	// that depends on the shape of the stacks, which the tests bound in
+	// proportion to the input.
 	steps int
 }
 
@@ -437,19 +439,23 @@ func (ps *parser) finish(th *tthread, origin profile.Time) error {
 	first := int32(p.Samples.Len())
 	t := origin
 	// The line table: per node (in preorder) and line, in order of first
-	// sample; samples of a node are adjacent after the sort.
-	lineAt := map[[2]int32]int{}
-	for i, s := range th.samples {
+	// sample. The samples of a node are adjacent after the sort, so an
+	// entry of an earlier node is never added to again: lineAt keeps the
+	// last entry made for each line, which is the current node's if its
+	// Node says so, one entry a distinct line. It is not cleared at each
+	// node, as it was: Go's clear costs as much as the map has grown (it
+	// keeps its slots), so a node at L lines followed by M other nodes
+	// cost L×M.
+	lineAt := map[int32]int{} // line → index in p.LineTicks
+	for _, s := range th.samples {
 		if s.line > 0 && s.ticks > 0 {
-			if i == 0 || th.samples[i-1].node != s.node {
-				clear(lineAt)
-			}
-			k := [2]int32{s.node, s.line}
-			if j, ok := lineAt[k]; ok {
+			node := profile.NodeID(base + nodes[s.node].order)
+			ps.steps++
+			if j, ok := lineAt[s.line]; ok && p.LineTicks[j].Node == node {
 				p.LineTicks[j].Ticks += s.ticks
 			} else {
-				lineAt[k] = len(p.LineTicks)
-				p.LineTicks = append(p.LineTicks, profile.LineTick{Node: profile.NodeID(base + nodes[s.node].order), Line: s.line, Ticks: s.ticks})
+				lineAt[s.line] = len(p.LineTicks)
+				p.LineTicks = append(p.LineTicks, profile.LineTick{Node: node, Line: s.line, Ticks: s.ticks})
 			}
 		}
 	}
