@@ -45,8 +45,11 @@ func TestFloor(t *testing.T) {
 	}
 	n := numGC() - before
 	t.Logf("%d collections", n)
-	if n > 256/32+4 {
-		t.Errorf("%d collections for 256 MB of garbage under a 32 MB floor, want at most %d", n, 256/32+4)
+	// The runtime starts a cycle before the heap reaches its goal (at 70
+	// to 95% of it, as its pacer sees fit): about 8 to 12 cycles, and 13
+	// on a loaded machine. Without the floor, 64 at least (78 here).
+	if n > 24 {
+		t.Errorf("%d collections for 256 MB of garbage under a 32 MB floor, want at most 24", n)
 	}
 	live := make([][]byte, 0, 128)
 	for range 128 {
