@@ -264,6 +264,9 @@ func stateAt(tl *calls.Timeline, i int) (prev, gcParent int32) {
 // lcaBits sizes scanSamples' cache of common ancestors (12 bytes an entry).
 const lcaBits = 12
 
+// smallLCABits sizes the cache where samples do not far outnumber nodes.
+const smallLCABits = 8
+
 // scanSamples passes over samples [lo, hi) from the walk's state prev,
 // gcParent (see stateAt).
 func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, hi int, prev, gcParent int32) *sampleSums {
@@ -280,10 +283,13 @@ func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, 
 	gc := tl.GC
 	par, depth := tl.Parent, tl.Depth
 	// The cache pays where samples far outnumber nodes (a long recording):
-	// few pairs of stacks, each met again and again. Otherwise it has one
-	// entry, never hit.
-	lcas := make([]struct{ a, x, l int32 }, 1)
-	lcaMask := uint32(0)
+	// few pairs of stacks, each met again and again. Otherwise it has 256
+	// entries (3 KB): enough for a few pairs that alternate, such as
+	// samples that go back and forth between a deep node and a shallow one,
+	// whose walks to the common node were otherwise the depth at each
+	// sample (a 20 k-deep chain: 589 ms for 20 k samples).
+	lcas := make([]struct{ a, x, l int32 }, 1<<smallLCABits)
+	lcaMask := uint32(1<<smallLCABits - 1)
 	if hi-lo >= 8*nn {
 		lcas, lcaMask = make([]struct{ a, x, l int32 }, 1<<lcaBits), 1<<lcaBits-1
 	}

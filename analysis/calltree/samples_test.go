@@ -10,6 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/format"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -224,5 +225,57 @@ func compareIntervals(t *testing.T, name string, got, want []Interval) {
 			t.Errorf("%s: interval %d = %+v, walk %+v", name, i, got[i], want[i])
 			return
 		}
+	}
+}
+
+// TestSamplesZigzagLinear checks that the tree of a deep chain whose samples
+// go back and forth between its deepest node and its first is summed in
+// time linear in the profile: the walk to the two stacks' common node was
+// the chain's depth at each sample, cached only where samples far
+// outnumber nodes (20 k nodes: 589 ms).
+func TestSamplesZigzagLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a chain of 20 k nodes")
+	}
+	const n = 20_000
+	var b strings.Builder
+	b.WriteString(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2]}`)
+	for i := 2; i <= n+1; i++ {
+		fmt.Fprintf(&b, `,{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, i, i, i)
+		if i <= n {
+			fmt.Fprintf(&b, `,"children":[%d]`, i+1)
+		}
+		b.WriteString(`}`)
+	}
+	b.WriteString(`],"startTime":0,"endTime":1000000,"samples":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if i%2 == 0 {
+			fmt.Fprint(&b, n+1)
+		} else {
+			b.WriteString("2")
+		}
+	}
+	b.WriteString(`],"timeDeltas":[` + strings.TrimSuffix(strings.Repeat("10,", n), ",") + `]}`)
+	data := []byte(b.String())
+	p, err := format.Parse(data, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := calls.NewTimeline(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tree *Tree
+	fuzzcheck.Speed(t, data, func() { tree = fromSamples(tl, false, 0, 0) })
+	if tree == nil {
+		t.Fatal("no tree from the samples")
+	}
+	// The chain is one path: a top-down node a frame, and the deepest
+	// opened once a sample of two.
+	if len(tree.TopDown) != n+1 || tree.TopDown[n].Calls != n/2 {
+		t.Errorf("got %d top-down nodes, the deepest called %d times; want %d and %d", len(tree.TopDown), tree.TopDown[n].Calls, n+1, n/2)
 	}
 }
