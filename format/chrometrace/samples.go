@@ -312,11 +312,10 @@ func (r *reader) appendTopSamples(threadOfKey map[threadKey]profile.ThreadID) er
 			node   profile.NodeID
 			broken bool
 		}
-		at := map[string]placed{}
-		walkOf := map[string]int{} // frame id → the walk that last met it (cycles)
+		at := map[string]placed{} // node −1: met on the walk under way, not placed yet
 		var ids []string
 		first := int32(prof.Samples.Len())
-		for walk, s := range ss {
+		for _, s := range ss {
 			n, ok := nodeOf[s.sf]
 			if !ok {
 				n = base
@@ -333,14 +332,14 @@ func (r *reader) appendTopSamples(threadOfKey map[threadKey]profile.ThreadID) er
 					broken := false
 					for id := s.sf; ; {
 						if p, ok := at[id]; ok {
-							n, broken = p.node, p.broken
+							if p.node < 0 { // a cycle
+								broken = true
+							} else {
+								n, broken = p.node, p.broken
+							}
 							break
 						}
-						if w, ok := walkOf[id]; ok && w == walk {
-							broken = true
-							break
-						}
-						walkOf[id] = walk
+						at[id] = placed{node: -1}
 						ids = append(ids, id)
 						tf := frames[id]
 						if !tf.hasParent {

@@ -316,10 +316,9 @@ func (p *parser) heapProfile() error {
 }
 
 // sawSelfSize records the first selfSize member of a node, the mark of a
-// heap profile.
-// The path is formatted for the first only: a legacy head node's path is as
-// long as its depth, and formatting it at every node of a deep chain of
-// heap nodes was quadratic (20 k nodes: 14 s and 18 GB).
+// heap profile. The path is formatted for the first only: a legacy head
+// node's path is as long as its depth, and formatting it at every node of
+// a deep chain of heap nodes was quadratic (20 k nodes: 14 s and 18 GB).
 func (p *parser) sawSelfSize(off int64, path fmt.Stringer) {
 	if p.heapOff == 0 {
 		p.heapOff, p.heapPath = off, path.String()+".selfSize"
