@@ -88,7 +88,7 @@ type Result struct {
 func (r *Result) Stacks() []profile.ThreadStacks {
 	out := make([]profile.ThreadStacks, len(r.trees))
 	for i, t := range r.trees {
-		out[i] = profile.ThreadStacks{Thread: profile.ThreadID(i), Stacks: t.stacks}
+		out[i] = profile.ThreadStacks{Thread: profile.ThreadID(i), Stacks: t.stacks, Paths: t.paths()}
 	}
 	return out
 }
@@ -137,29 +137,47 @@ func (t *tree) childOf(parent int32, f profile.FrameID) int32 {
 	return c
 }
 
-// stacks yields a stack per node with self time, in node order.
+// stacks yields a stack per node with self time, in node order. A stack's
+// frames are made from the last one's, popped to their common ancestor: a
+// stack costs its change from the last, not its depth.
 func (t *tree) stacks(yield func(*profile.Stack) bool) {
 	var st profile.Stack
 	var frames []profile.FrameID
+	var path, tmp []int32 // the nodes of frames
+	depth := make([]int32, len(t.nodes))
 	var now profile.Time
 	for i := 1; i < len(t.nodes); i++ {
 		n := &t.nodes[i]
+		depth[i] = depth[n.parent] + 1 // parents come first
 		if n.self <= 0 {
 			continue
 		}
-		frames = frames[:0]
-		for j := int32(i); j > 0; j = t.nodes[j].parent {
-			frames = append(frames, t.nodes[j].frame)
+		tmp = tmp[:0]
+		x := int32(i)
+		for x > 0 && (int(depth[x]) > len(path) || path[depth[x]-1] != x) {
+			tmp = append(tmp, x)
+			x = t.nodes[x].parent
 		}
-		for a, b := 0, len(frames)-1; a < b; a, b = a+1, b-1 {
-			frames[a], frames[b] = frames[b], frames[a]
+		path, frames = path[:depth[x]], frames[:depth[x]]
+		for k := len(tmp) - 1; k >= 0; k-- {
+			path = append(path, tmp[k])
+			frames = append(frames, t.nodes[tmp[k]].frame)
 		}
-		st = profile.Stack{Frames: frames, Time: now, Weight: n.self, Category: n.cat, Subcategory: n.sub}
+		st = profile.Stack{Frames: frames, Time: now, Weight: n.self, Category: n.cat, Subcategory: n.sub, Path: int32(i)}
 		now += n.self
 		if !yield(&st) {
 			return
 		}
 	}
+}
+
+// paths returns the tree's nodes as the stacks' path tree.
+func (t *tree) paths() *profile.PathTree {
+	pt := &profile.PathTree{Parent: make([]int32, len(t.nodes)), Frame: make([]profile.FrameID, len(t.nodes))}
+	for i, n := range t.nodes {
+		pt.Parent[i], pt.Frame[i] = n.parent, n.frame
+	}
+	return pt
 }
 
 // merger is the shared state of a Merge.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,7 +131,13 @@ func TestSums(t *testing.T) {
 				got := map[fkey]times{}
 				p := res.Profile
 				for _, ts := range res.Stacks() {
+					if err := ts.Paths.Check(p); err != nil {
+						t.Fatal(err)
+					}
 					for st := range ts.Stacks {
+						if fs := ts.Paths.AppendFrames(nil, st.Path); !slices.Equal(fs, st.Frames) {
+							t.Fatalf("stack of path %d: frames %v, the path's %v", st.Path, st.Frames, fs)
+						}
 						seen := map[fkey]bool{}
 						for i, f := range st.Frames {
 							fr := &p.Frames[f]

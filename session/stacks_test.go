@@ -48,7 +48,18 @@ func aggregate(t *testing.T, p *profile.Profile, ts profile.ThreadStacks) (map[p
 	out := map[profile.FunctionKey][2]profile.Time{}
 	var sum, last profile.Time
 	first := true
+	if ts.Paths == nil {
+		t.Fatal("the session's stacks come without their path tree")
+	}
+	if err := ts.Paths.Check(p); err != nil {
+		t.Fatal(err)
+	}
+	var byPath []profile.FrameID
 	for st := range ts.Stacks {
+		// The path tree gives each stack's frames.
+		if byPath = ts.Paths.AppendFrames(byPath[:0], st.Path); !slices.Equal(byPath, st.Frames) {
+			t.Fatalf("stack at %d: path %d has frames %v, the stack %v", st.Time, st.Path, byPath, st.Frames)
+		}
 		if !first && st.Time < last {
 			t.Fatalf("stack at %d after one ending at %d: want time order", st.Time, last)
 		}

@@ -454,6 +454,14 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 	}
 	b.categorise(t.s)
 	tree := r.tree
+	// A stack's Path is its node in the output tree, whose parents come
+	// first.
+	paths := &profile.PathTree{Parent: make([]int32, len(tree.TopDown)), Frame: make([]profile.FrameID, len(tree.TopDown))}
+	paths.Parent[0], paths.Frame[0] = -1, -1
+	for n := 1; n < len(tree.TopDown); n++ {
+		paths.Parent[n] = tree.TopDown[n].Parent
+		paths.Frame[n] = tree.Funcs[tree.TopDown[n].Func].Frame
+	}
 	seq := func(yield func(*profile.Stack) bool) {
 		var st profile.Stack
 		// The frames of the last stack and their nodes: the next stack's are
@@ -464,10 +472,9 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 		var frames []profile.FrameID
 		var path, tmp []int32
 		depth := make([]int32, len(tree.TopDown)) // nodes on the path, root excluded
-		frameOf := make([]profile.FrameID, len(tree.TopDown))
+		frameOf := paths.Frame
 		for n := 1; n < len(tree.TopDown); n++ {
 			depth[n] = depth[tree.TopDown[n].Parent] + 1 // parents come first
-			frameOf[n] = tree.Funcs[tree.TopDown[n].Func].Frame
 		}
 		cur := int32(-2) // the output node of st
 		// The frames of the paths met, while they fit stackCacheFrames: a
@@ -531,7 +538,7 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 		}
 		flush()
 	}
-	return profile.ThreadStacks{Thread: t.ID, Stacks: seq}, nil
+	return profile.ThreadStacks{Thread: t.ID, Stacks: seq, Paths: paths}, nil
 }
 
 // categorise computes the category of each node of a base tree: that of

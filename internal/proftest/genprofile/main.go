@@ -4,10 +4,13 @@
 //	go run ./internal/proftest/genprofile -shape typescript -o /tmp/ts.cpuprofile
 //	go run ./internal/proftest/genprofile -shape samples-heavy -scale 10 -o /tmp/big.cpuprofile
 //	go run ./internal/proftest/genprofile -repeat real.cpuprofile -size 246 -o /tmp/long.cpuprofile
+//	go run ./internal/proftest/genprofile -deep chain -n 20000 -o /tmp/chain.cpuprofile
 //
 // Shapes: typescript (deep stacks, 160k nodes, 100 µs sampling), many-nodes
 // (350k nodes), samples-heavy (3 M samples, 3k nodes). -repeat keeps a real
-// profile's nodes and repeats its samples up to -size MB (10^6 bytes).
+// profile's nodes and repeats its samples up to -size MB (10^6 bytes). -deep
+// writes stacks -n frames deep (chain, zigzag, recursion, comb), for the
+// linearity checks of the commands and writers.
 package main
 
 import (
@@ -27,10 +30,18 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed")
 	repeat := flag.String("repeat", "", "repeat this .cpuprofile's samples instead of generating")
 	size := flag.Int64("size", 246, "with -repeat: approximate size in MB (10^6 bytes)")
+	deep := flag.String("deep", "", "deep shape to generate: "+strings.Join(proftest.DeepShapes, ", "))
+	n := flag.Int("n", 20_000, "with -deep: frames on the deepest stack")
 	out := flag.String("o", "", "output file (required)")
 	flag.Parse()
-	if *out == "" || (*shape == "") == (*repeat == "") {
-		fmt.Fprintln(os.Stderr, "genprofile: give -o and one of -shape or -repeat")
+	given := 0
+	for _, s := range []string{*shape, *repeat, *deep} {
+		if s != "" {
+			given++
+		}
+	}
+	if *out == "" || given != 1 {
+		fmt.Fprintln(os.Stderr, "genprofile: give -o and one of -shape, -repeat or -deep")
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -39,7 +50,14 @@ func main() {
 		fail(err)
 	}
 	var what string
-	if *shape != "" {
+	if *deep != "" {
+		data, derr := proftest.DeepCPUProfile(*deep, *n)
+		if derr != nil {
+			fail(derr)
+		}
+		_, err = f.Write(data)
+		what = fmt.Sprintf("deep shape %s, %d frames", *deep, *n)
+	} else if *shape != "" {
 		sh, ok := proftest.ShapeByName(*shape)
 		if !ok {
 			fail(fmt.Errorf("unknown shape %q (have %s)", *shape, shapeNames()))
