@@ -1,7 +1,9 @@
 package speedscope
 
 import (
+	"bufio"
 	"io"
+	"math"
 
 	"github.com/jsprof/jsprof/profile"
 )
@@ -16,6 +18,9 @@ func WriteEvented(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks
 	return write(w, p, stacks, opts, formEvented)
 }
 
+// Digits exports digits.
+var Digits = digits
+
 // ScaleDecimal exports scaleDecimal.
 var ScaleDecimal = scaleDecimal
 
@@ -25,4 +30,26 @@ func SetTextBudget(n int) (restore func()) {
 	old := textBudget
 	textBudget = n
 	return func() { textBudget = old }
+}
+
+// FormSizes returns, for each profile that Write would write of stacks,
+// the sizes of its two forms as Write computes them to choose one and as
+// they are written: sampled computed, sampled written, evented measured,
+// evented written.
+func FormSizes(p *profile.Profile, stacks []profile.ThreadStacks) ([][4]int64, error) {
+	_, profs, err := prepare(p, stacks)
+	if err != nil {
+		return nil, err
+	}
+	var out [][4]int64
+	for _, s := range profs {
+		sampled := &emitter{bw: bufio.NewWriter(io.Discard)}
+		s.sampled(sampled)
+		measured := &emitter{}
+		s.evented(measured, math.MaxInt64)
+		evented := &emitter{bw: bufio.NewWriter(io.Discard)}
+		s.evented(evented, math.MaxInt64)
+		out = append(out, [4]int64{s.sampledSize(), sampled.size(), measured.size(), evented.size()})
+	}
+	return out, nil
 }

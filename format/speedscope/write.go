@@ -94,23 +94,10 @@ const (
 )
 
 func write(w io.Writer, p *profile.Profile, all []profile.ThreadStacks, opts Options, fm form) error {
-	if len(all) == 0 {
-		return fmt.Errorf("no thread to write: speedscope needs a profile")
+	ft, profs, err := prepare(p, all)
+	if err != nil {
+		return err
 	}
-	ft := newFrameTable(p)
-	profs := make([]*stacks, 0, len(all))
-	for _, ts := range all {
-		if ts.Thread < 0 || int(ts.Thread) >= len(p.Threads) {
-			return fmt.Errorf("no thread %d; the profile has %d", ts.Thread, len(p.Threads))
-		}
-		s, err := collect(ts, ft)
-		if err != nil {
-			return fmt.Errorf("thread %d: %w", ts.Thread, err)
-		}
-		profs = append(profs, s)
-	}
-
-	ft.renumber(profs)
 
 	bw := bufio.NewWriterSize(w, 256<<10)
 	b := make([]byte, 0, 64<<10)
@@ -143,15 +130,14 @@ func write(w io.Writer, p *profile.Profile, all []profile.ThreadStacks, opts Opt
 		if i > 0 {
 			b = append(b, ',')
 		}
-		s.name = threadName(&p.Threads[all[i].Thread])
 		evented := fm == formEvented
 		if fm != formSampled && fm != formEvented {
 			// The smaller form: both are measured first, written to no
 			// file, so that neither is held whole (a 246 MB recording's
-			// profile is 690 MB of JSON).
-			sampled := &emitter{}
-			s.sampled(sampled)
-			evented = s.evented(&emitter{}, sampled.size())
+			// profile is 690 MB of JSON). The sampled form's size is
+			// computed per path; the evented form's measuring stops once
+			// it is the larger.
+			evented = s.evented(&emitter{}, s.sampledSize())
 		}
 		e := &emitter{b: b, bw: bw}
 		if evented {
@@ -171,6 +157,29 @@ func write(w io.Writer, p *profile.Profile, all []profile.ThreadStacks, opts Opt
 	b = append(b, '\n')
 	bw.Write(b)
 	return bw.Flush()
+}
+
+// prepare collects the stacks of each thread and numbers the frames, for
+// write.
+func prepare(p *profile.Profile, all []profile.ThreadStacks) (*frameTable, []*stacks, error) {
+	if len(all) == 0 {
+		return nil, nil, fmt.Errorf("no thread to write: speedscope needs a profile")
+	}
+	ft := newFrameTable(p)
+	profs := make([]*stacks, 0, len(all))
+	for _, ts := range all {
+		if ts.Thread < 0 || int(ts.Thread) >= len(p.Threads) {
+			return nil, nil, fmt.Errorf("no thread %d; the profile has %d", ts.Thread, len(p.Threads))
+		}
+		s, err := collect(ts, ft)
+		if err != nil {
+			return nil, nil, fmt.Errorf("thread %d: %w", ts.Thread, err)
+		}
+		s.name = threadName(&p.Threads[ts.Thread])
+		profs = append(profs, s)
+	}
+	ft.renumber(profs)
+	return ft, profs, nil
 }
 
 // flush writes b out once it is large, and returns it emptied if so.
@@ -247,13 +256,21 @@ func (ft *frameTable) get(f profile.FrameID) int32 {
 // most often first (then by first use), and renumbers the stacks to match:
 // the frames of deep recursions then get one-digit indexes, which makes
 // stacks up to a third shorter.
+//
+// A frame's count is that of the stacks through the paths that end in it,
+// summed from the innermost paths out: a cost per path, not per frame of
+// each stack.
 func (ft *frameTable) renumber(profs []*stacks) {
 	count := make([]int, len(ft.out))
 	for _, s := range profs {
-		for i := range s.len() {
-			for _, f := range s.stack(i) {
-				count[f]++
-			}
+		t := &s.paths
+		under := make([]int, t.len()) // stacks at or below each path
+		for _, n := range s.node {
+			under[n]++
+		}
+		for n := t.len() - 1; n > 0; n-- { // children before parents
+			count[t.frame[n]] += under[n]
+			under[t.parent[n]] += under[n]
 		}
 	}
 	order := make([]int32, len(ft.out))
@@ -269,9 +286,7 @@ func (ft *frameTable) renumber(profs []*stacks) {
 	}
 	ft.out = out
 	for _, s := range profs {
-		for i, f := range s.frames {
-			s.frames[i] = newIndex[f]
-		}
+		s.paths.renumber(newIndex)
 		if s.program >= 0 {
 			s.program = newIndex[s.program]
 		}
@@ -281,18 +296,86 @@ func (ft *frameTable) renumber(profs []*stacks) {
 	ft.index, ft.byFrame = nil, nil
 }
 
-// stacks is one thread's weighted stacks, consecutive identical ones merged.
+// pathTree is the tree of a profile's call paths in speedscope frames:
+// path n is the frames of path parent[n] followed by frame[n]. Path 0 is
+// the empty path; a path's parent comes before it. No two paths have the
+// same parent and frame, so two stacks are the same (name the same
+// speedscope frames) if and only if their paths are, and the frames two
+// stacks share are those of their paths' common ancestor.
+type pathTree struct {
+	parent []int32
+	frame  []int32 // speedscope frame index
+	depth  []int32 // frames on the path
+	child  map[uint64]int32
+}
+
+func newPathTree() pathTree {
+	return pathTree{parent: []int32{-1}, frame: []int32{-1}, depth: []int32{0}, child: map[uint64]int32{}}
+}
+
+func (t *pathTree) len() int { return len(t.parent) }
+
+// add returns the path of parent's frames followed by f, made if new.
+func (t *pathTree) add(parent, f int32) int32 {
+	key := uint64(uint32(parent))<<32 | uint64(uint32(f))
+	if n, ok := t.child[key]; ok {
+		return n
+	}
+	n := int32(len(t.parent))
+	t.parent = append(t.parent, parent)
+	t.frame = append(t.frame, f)
+	t.depth = append(t.depth, t.depth[parent]+1)
+	t.child[key] = n
+	return n
+}
+
+// renumber gives the paths' frames their new indexes; no path is added
+// after it.
+func (t *pathTree) renumber(newIndex []int32) {
+	for n := 1; n < t.len(); n++ {
+		t.frame[n] = newIndex[t.frame[n]]
+	}
+	t.child = nil
+}
+
+// common returns the common ancestor of paths a and b (the frames they
+// share), in as many steps as there are frames of a and b below it.
+func (t *pathTree) common(a, b int32) int32 {
+	for t.depth[a] > t.depth[b] {
+		a = t.parent[a]
+	}
+	for t.depth[b] > t.depth[a] {
+		b = t.parent[b]
+	}
+	for a != b {
+		a, b = t.parent[a], t.parent[b]
+	}
+	return a
+}
+
+// below appends to dst the paths from n up to (not including) its
+// ancestor top, innermost first.
+func (t *pathTree) below(dst []int32, n, top int32) []int32 {
+	for ; n != top; n = t.parent[n] {
+		dst = append(dst, n)
+	}
+	return dst
+}
+
+// stacks is one thread's weighted stacks, consecutive identical ones
+// merged. A stack is kept as its path, not as a copy of its frames: the
+// stacks of a deep recursion or a long chain hold as many frames as the
+// square of their number, their paths only as many as there are stacks.
 type stacks struct {
 	name    string
-	frames  []int32 // speedscope frame indexes of the stacks, root first
-	lo, hi  []int32 // stack i is frames[lo[i]:hi[i]]; stacks of one path share them
+	paths   pathTree
+	node    []int32 // stack i's path
 	start   []int64 // ns on the input's clock
 	weight  []int64 // ns
 	program int32   // the "(program)" frame, or −1
 }
 
-func (s *stacks) stack(i int) []int32 { return s.frames[s.lo[i]:s.hi[i]] }
-func (s *stacks) len() int            { return len(s.weight) }
+func (s *stacks) len() int { return len(s.weight) }
 
 // collect gathers a thread's stacks with frames, merging consecutive
 // identical ones that are contiguous in time (the stacks differ in
@@ -306,20 +389,52 @@ func (s *stacks) len() int            { return len(s.weight) }
 // repairs no run of two or more, and the stack is one only if the repair
 // left it alone or a GC sample, now on top of the stack before it, kept it
 // from applying).
+//
+// A stack's path is found from ts.Paths when the caller gives them (and
+// they pass their check): once per path met, from its parent's, so that a
+// stack costs nothing per frame. Otherwise from its frames, once per
+// Stack.Path when the caller numbers them, else from the last stack's,
+// past the frames the two share.
 func collect(ts profile.ThreadStacks, ft *frameTable) (*stacks, error) {
-	s := &stacks{program: -1}
+	s := &stacks{paths: newPathTree(), program: -1}
 	if ts.Stacks == nil {
 		return s, nil
 	}
-	add := func(lo, hi int32, start, weight int64) {
-		s.lo = append(s.lo, lo)
-		s.hi = append(s.hi, hi)
+	add := func(n int32, start, weight int64) {
+		s.node = append(s.node, n)
 		s.start = append(s.start, start)
 		s.weight = append(s.weight, weight)
 	}
-	// The frames of each call path (profile.Stack.Path) are kept once:
-	// millions of stacks of a long recording share a few thousand paths.
-	byPath := map[int32][2]int32{}
+	t := &s.paths
+	// With ts.Paths: the path of each of its paths, −1 until met. A path
+	// that fails the check is left to the frames of its stacks, which say
+	// what is wrong with them, if anything.
+	var byPaths []int32
+	if ts.Paths != nil && ts.Paths.Check(ft.p) == nil {
+		byPaths = make([]int32, ts.Paths.Len())
+		for i := range byPaths {
+			byPaths[i] = -1
+		}
+		byPaths[0] = 0
+	}
+	var up []int32
+	pathOf := func(p int32) int32 {
+		up = up[:0]
+		for ; byPaths[p] < 0; p = ts.Paths.Parent[p] {
+			up = append(up, p)
+		}
+		n := byPaths[p]
+		for _, q := range slices.Backward(up) { // root first, as the frames are numbered
+			n = t.add(n, ft.get(ts.Paths.Frame[q]))
+			byPaths[q] = n
+		}
+		return n
+	}
+	// Without: the path of each Stack.Path above 0 met, and the last
+	// stack's frames with their paths.
+	byPath := map[int32]int32{}
+	var lastFrames []profile.FrameID
+	lastPaths := []int32{0} // lastPaths[k]: the path of lastFrames[:k]
 	var err error
 	for st := range ts.Stacks {
 		if st.Weight < 0 {
@@ -330,45 +445,51 @@ func collect(ts profile.ThreadStacks, ft *frameTable) (*stacks, error) {
 			err = fmt.Errorf("stack at %d ns after one at %d ns: stacks must come in time order", st.Time, s.start[k-1])
 			break
 		}
-		if len(st.Frames) == 0 {
+		var n int32
+		if byPaths != nil && st.Path > 0 && int(st.Path) < len(byPaths) {
+			n = byPaths[st.Path]
+			if n < 0 {
+				n = pathOf(st.Path)
+			}
+		} else if len(st.Frames) == 0 {
 			continue
-		}
-		r, known := byPath[st.Path]
-		if !known || st.Path <= 0 {
-			n := len(s.frames)
-			for _, f := range st.Frames {
+		} else if m, ok := byPath[st.Path]; ok {
+			n = m
+		} else {
+			k := 0
+			for k < len(lastFrames) && k < len(st.Frames) && lastFrames[k] == st.Frames[k] {
+				k++
+			}
+			lastFrames, lastPaths = append(lastFrames[:k], st.Frames[k:]...), lastPaths[:k+1]
+			n = lastPaths[k]
+			for _, f := range st.Frames[k:] {
 				if int(f) < 0 || int(f) >= len(ft.p.Frames) {
 					err = fmt.Errorf("frame %d of a stack is not in the profile (%d frames)", f, len(ft.p.Frames))
 					break
 				}
-				s.frames = append(s.frames, ft.get(f))
+				n = t.add(n, ft.get(f))
+				lastPaths = append(lastPaths, n)
 			}
 			if err != nil {
 				break
 			}
-			r, known = [2]int32{int32(n), int32(len(s.frames))}, false
-			if st.Path > 0 {
-				byPath[st.Path] = r
+			if byPaths == nil && st.Path > 0 {
+				byPath[st.Path] = n
 			}
 		}
 		start, weight := int64(st.Time), int64(st.Weight)
-		cur := s.frames[r[0]:r[1]]
-		program := len(cur) == 1 && cur[0] == ft.program
+		program := t.depth[n] == 1 && t.frame[n] == ft.program
 		if k := s.len(); k > 0 && !program {
-			contiguous := s.start[k-1]+s.weight[k-1] == start
-			if contiguous && (s.lo[k-1] == r[0] && s.hi[k-1] == r[1] || slices.Equal(s.stack(k-1), cur)) {
-				if !known && st.Path <= 0 {
-					s.frames = s.frames[:r[0]] // not kept for a path: drop the copy
-				}
+			if s.node[k-1] == n && s.start[k-1]+s.weight[k-1] == start {
 				s.weight[k-1] += weight
 				continue
 			}
 		}
 		if program && weight >= 2 {
-			add(r[0], r[1], start, weight/2)
+			add(n, start, weight/2)
 			start, weight = start+weight/2, weight-weight/2
 		}
-		add(r[0], r[1], start, weight)
+		add(n, start, weight)
 	}
 	s.program = ft.program
 	return s, err
@@ -421,48 +542,101 @@ func (e *emitter) spill() {
 // size returns the bytes emitted so far.
 func (e *emitter) size() int64 { return e.n + int64(len(e.b)) }
 
-// sampled emits the profile in the sampled form. Gaps between stacks (time
-// with no frames, or removed by a transform) are not kept: speedscope lays
-// the samples end to end.
+// digits returns the length of v's decimal text, as strconv.AppendInt
+// writes it.
+func digits(v int64) int64 {
+	n := int64(1)
+	if v < 0 {
+		n++ // the sign
+	}
+	for ; v >= 10 || v <= -10; v /= 10 { // division truncates towards 0
+		n++
+	}
+	return n
+}
+
+// The parts of the sampled form around its stacks and weights.
+const (
+	samplesOpen  = `,"samples":[`
+	weightsOpen  = `],"weights":[`
+	sampledClose = "]}"
+)
+
+// sampledSize returns the length of what sampled emits, without making
+// it: a stack's text is as long as its path's parent's and a comma
+// (unless the parent is the empty path) and its frame's index.
+func (s *stacks) sampledSize() int64 {
+	t := &s.paths
+	text := make([]int64, t.len())
+	text[0] = int64(len("[]"))
+	for n := 1; n < t.len(); n++ {
+		text[n] = text[t.parent[n]] + digits(int64(t.frame[n]))
+		if t.parent[n] != 0 {
+			text[n]++
+		}
+	}
+	size := int64(len(s.appendHead(nil, "sampled")) + len(samplesOpen) + len(weightsOpen) + len(sampledClose))
+	if k := s.len(); k > 0 {
+		size += 2 * int64(k-1) // commas between stacks and between weights
+	}
+	for i, n := range s.node {
+		size += text[n] + digits(s.weight[i])
+	}
+	return size
+}
+
 // textBudget bounds the stack texts sampled keeps (a variable for tests).
 var textBudget = 32 << 20
 
+// sampled emits the profile in the sampled form. Gaps between stacks (time
+// with no frames, or removed by a transform) are not kept: speedscope lays
+// the samples end to end.
 func (s *stacks) sampled(e *emitter) {
+	t := &s.paths
 	e.b = s.appendHead(e.b, "sampled")
-	e.b = append(e.b, `,"samples":[`...)
-	// A stack's text is made once per call path (the stacks of a path
-	// share their frames, and a stack's frames are never moved, so lo
-	// tells the frames), up to textBudget bytes of texts: a long recording's millions of samples are a few thousand
+	e.b = append(e.b, samplesOpen...)
+	// A stack's text is made once per path, up to textBudget bytes of
+	// texts: a long recording's millions of samples are a few thousand
 	// paths, and formatting their numbers again was most of the writing.
+	// Other texts are made from the last one made, past the frames their
+	// paths share.
 	texts := map[int32][]byte{}
 	budget := textBudget
-	for i := range s.len() {
+	text := []byte{'['} // the text of path at, without its ']'
+	ends := []int{1}    // ends[d]: the length of the text of at's first d frames
+	at := int32(0)
+	var down []int32
+	for i, n := range s.node {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		if t, ok := texts[s.lo[i]]; ok {
-			e.b = append(e.b, t...)
+		if txt, ok := texts[n]; ok {
+			e.b = append(e.b, txt...)
 			e.spill()
 			continue
 		}
-		at := len(e.b)
-		e.b = append(e.b, '[')
-		for j, f := range s.stack(i) {
-			if j > 0 {
-				e.b = append(e.b, ',')
+		c := t.common(at, n)
+		text, ends = text[:ends[t.depth[c]]], ends[:t.depth[c]+1]
+		down = t.below(down[:0], n, c)
+		for _, m := range slices.Backward(down) {
+			if len(ends) > 1 {
+				text = append(text, ',')
 			}
-			e.b = strconv.AppendInt(e.b, int64(f), 10)
+			text = strconv.AppendInt(text, int64(t.frame[m]), 10)
+			ends = append(ends, len(text))
 		}
+		at = n
+		from := len(e.b)
+		e.b = append(e.b, text...)
 		e.b = append(e.b, ']')
-		// A text costs its bytes and its map entry (~64 bytes): stacks
-		// without a path each have a text of their own, never reused.
-		if t := e.b[at:]; len(t)+64 <= budget {
-			texts[s.lo[i]] = bytes.Clone(t)
-			budget -= len(t) + 64
+		// A text costs its bytes and its map entry (~64 bytes).
+		if txt := e.b[from:]; len(txt)+64 <= budget {
+			texts[n] = bytes.Clone(txt)
+			budget -= len(txt) + 64
 		}
 		e.spill()
 	}
-	e.b = append(e.b, `],"weights":[`...)
+	e.b = append(e.b, weightsOpen...)
 	var last []byte // the last weight's text: weights repeat (the interval)
 	lastW := int64(-1)
 	for i, w := range s.weight {
@@ -478,19 +652,25 @@ func (s *stacks) sampled(e *emitter) {
 		}
 		e.spill()
 	}
-	e.b = append(e.b, "]}"...)
+	e.b = append(e.b, sampledClose...)
 }
+
+// eventSize is the length of an event's text less its frame and time.
+const eventSize = int64(len(`{"type":"O","frame":,"at":}`))
 
 // evented emits the profile in the evented form: at the start of
 // each stack, the frames of the previous stack that it does not share are
 // closed (innermost first) and its own opened. Where the previous stack
 // ended earlier (a gap), all its frames close at its end. Between two
 // samples of (program) alone the frame is closed and opened again, so that
-// they stay two samples (see collect).
+// they stay two samples (see collect). A stack costs the frames opened and
+// closed, found from the common ancestor of its path and the last one's.
 //
 // It reports false as soon as the output would be limit bytes or longer
-// (what it emitted is then incomplete: a measuring emitter's).
+// (what it emitted is then incomplete: a measuring emitter's, which counts
+// the events without making them).
 func (s *stacks) evented(e *emitter, limit int64) bool {
+	t := &s.paths
 	limit += e.size()
 	if limit < 0 { // overflow
 		limit = math.MaxInt64
@@ -503,6 +683,10 @@ func (s *stacks) evented(e *emitter, limit int64) bool {
 			e.b = append(e.b, ',')
 		}
 		first = false
+		if e.bw == nil {
+			e.n += eventSize + digits(int64(f)) + digits(at)
+			return
+		}
 		e.b = append(e.b, `{"type":"`...)
 		e.b = append(e.b, typ)
 		e.b = append(e.b, `","frame":`...)
@@ -511,39 +695,37 @@ func (s *stacks) evented(e *emitter, limit int64) bool {
 		e.b = strconv.AppendInt(e.b, at, 10)
 		e.b = append(e.b, '}')
 	}
-	var open []int32
+	closeTo := func(from, to int32, at int64) {
+		for ; from != to; from = t.parent[from] {
+			event('C', t.frame[from], at)
+		}
+	}
+	open := int32(0) // the path whose frames are open
 	var end int64
-	for i := range s.len() {
-		st, at := s.stack(i), s.start[i]
+	var down []int32
+	for i, n := range s.node {
+		at := s.start[i]
 		if at != end {
-			for j := len(open) - 1; j >= 0; j-- {
-				event('C', open[j], end)
-			}
-			open = open[:0]
+			closeTo(open, 0, end)
+			open = 0
 		}
-		k := 0
-		for k < len(open) && k < len(st) && open[k] == st[k] {
-			k++
+		c := t.common(open, n)
+		if open == n && t.depth[n] == 1 && t.frame[n] == s.program {
+			c = 0
 		}
-		if k == 1 && len(st) == 1 && st[0] == s.program && len(open) == 1 {
-			k = 0
+		closeTo(open, c, at)
+		down = t.below(down[:0], n, c)
+		for _, m := range slices.Backward(down) {
+			event('O', t.frame[m], at)
 		}
-		for j := len(open) - 1; j >= k; j-- {
-			event('C', open[j], at)
-		}
-		for _, f := range st[k:] {
-			event('O', f, at)
-		}
-		open = append(open[:k], st[k:]...)
+		open = n
 		end = at + s.weight[i]
 		if e.size() > limit {
 			return false
 		}
 		e.spill()
 	}
-	for j := len(open) - 1; j >= 0; j-- {
-		event('C', open[j], end)
-	}
+	closeTo(open, 0, end)
 	e.b = append(e.b, "]}"...)
 	return e.size() < limit
 }
