@@ -16,8 +16,8 @@ import (
 )
 
 // benchInput returns a benchmark input's profile (the session's) and its
-// stacks under the "all" view, computed once and kept, so that the
-// benchmarks measure Write alone: a generated profile or, when the shared
+// stacks under the "all" view with their path tree, computed once and
+// kept, so that the benchmarks measure Write alone: a generated profile or, when the shared
 // corpus is present, the real 48 MB large-profile.cpuprofile.
 func benchInput(b *testing.B, name string) (*profile.Profile, []profile.ThreadStacks) {
 	b.Helper()
@@ -45,7 +45,7 @@ func benchInput(b *testing.B, name string) (*profile.Profile, []profile.ThreadSt
 			c.Frames = slices.Clone(st.Frames)
 			kept = append(kept, c)
 		}
-		out = append(out, profile.ThreadStacks{Thread: ts.Thread, Stacks: func(yield func(*profile.Stack) bool) {
+		out = append(out, profile.ThreadStacks{Thread: ts.Thread, Paths: ts.Paths, Stacks: func(yield func(*profile.Stack) bool) {
 			for i := range kept {
 				if !yield(&kept[i]) {
 					return
