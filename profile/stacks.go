@@ -9,12 +9,15 @@ import (
 // Stack is one span of a thread's time spent in one call path, as the
 // analyses hand it to writers: the frames (root first) of the path, when
 // it started and how long it lasted, and the category of that time. A
-// stack with no frames is time in which nothing was on the stack (or
-// nothing the view shows).
+// stack with no frames (Path 0 when the frames come from the paths) is
+// time in which nothing was on the stack (or nothing the view shows).
 type Stack struct {
-	Frames      []FrameID // root first; valid only until the next stack
-	Time        Time      // start; a thread's stacks come in time order
-	Weight      Time      // ns
+	// Frames are the path's frames, root first, valid only until the next
+	// stack; nil when the producer gives ThreadStacks.Paths and was asked
+	// for paths alone (session.Thread.PathStacks), Path then telling them.
+	Frames      []FrameID
+	Time        Time // start; a thread's stacks come in time order
+	Weight      Time // ns
 	Category    CategoryID
 	Subcategory uint8
 	// Path, when above 0, identifies the call path among the thread's
@@ -57,14 +60,25 @@ func (t *PathTree) Len() int { return len(t.Parent) }
 
 // AppendFrames appends the frames of path p to dst, root first: as many
 // steps as the path is deep, for tests and for writers that want a path's
-// frames once.
+// frames once. A path outside the tree, or a tree that fails Check, stops
+// the walk rather than looping or panicking.
 func (t *PathTree) AppendFrames(dst []FrameID, p int32) []FrameID {
 	n := len(dst)
-	for ; p > 0; p = t.Parent[p] {
+	for ; p > 0 && int(p) < len(t.Parent) && int(p) < len(t.Frame) && len(dst)-n < len(t.Parent); p = t.Parent[p] {
 		dst = append(dst, t.Frame[p])
 	}
 	slices.Reverse(dst[n:])
 	return dst
+}
+
+// StackFrames returns st's frames: st.Frames, or when they are nil and ts
+// has Paths, those of st.Path appended to buf[:0]. For writers that need a
+// path's frames only the first time they meet it.
+func (ts *ThreadStacks) StackFrames(st *Stack, buf []FrameID) []FrameID {
+	if st.Frames != nil || ts.Paths == nil || st.Path <= 0 {
+		return st.Frames
+	}
+	return ts.Paths.AppendFrames(buf[:0], st.Path)
 }
 
 // Check returns an error unless t is a tree whose frames are in p: a

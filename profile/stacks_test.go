@@ -18,6 +18,21 @@ func TestPathTree(t *testing.T) {
 	if got := good.AppendFrames(nil, 0); len(got) != 0 {
 		t.Errorf("the empty path has frames %v", got)
 	}
+	// A bad tree or path stops the walk.
+	loop := &PathTree{Parent: []int32{-1, 2, 1}, Frame: []FrameID{-1, 0, 1}}
+	if got := loop.AppendFrames(nil, 1); len(got) > 3 {
+		t.Errorf("a cycle gave %d frames", len(got))
+	}
+	if got := good.AppendFrames(nil, 9); len(got) != 0 {
+		t.Errorf("a path outside the tree gave frames %v", got)
+	}
+	ts := ThreadStacks{Paths: good}
+	if got := ts.StackFrames(&Stack{Path: 2}, nil); !slices.Equal(got, []FrameID{2, 0}) {
+		t.Errorf("StackFrames from path 2 = %v, want [2 0]", got)
+	}
+	if got := ts.StackFrames(&Stack{Path: 2, Frames: []FrameID{1}}, nil); !slices.Equal(got, []FrameID{1}) {
+		t.Errorf("StackFrames with frames = %v, want them", got)
+	}
 	for _, c := range []struct {
 		tree PathTree
 		want string

@@ -91,7 +91,7 @@ func Prepare(ctx context.Context, s *session.Session, opts Options) (*Profile, e
 	stacks := make([]profile.ThreadStacks, len(ths))
 	var first, last profile.Time
 	for i, th := range ths {
-		if stacks[i], err = th.Stacks(ctx, opts.View); err != nil {
+		if stacks[i], err = th.PathStacks(ctx, opts.View); err != nil {
 			return nil, err
 		}
 		from, to, err := th.Window(ctx)

@@ -155,8 +155,9 @@ func TestStacksMatchTrees(t *testing.T) {
 }
 
 // TestStacksCache requires the stacks to be the same whether their frames
-// come from the cache of paths met, from the walk alone, or from both (a
-// cache that fills up part way), on testdata's profiles and a trace.
+// come from the cache of paths met, from the walk alone, from both (a
+// cache that fills up part way) or from the paths (PathStacks), on
+// testdata's profiles and a trace.
 func TestStacksCache(t *testing.T) {
 	defer func(n int) { stackCacheFrames = n }(stackCacheFrames)
 	ctx := context.Background()
@@ -190,6 +191,21 @@ func TestStacksCache(t *testing.T) {
 			for _, opts := range []view.Options{{}, {View: view.JS}} {
 				stackCacheFrames = 0
 				want := collect(th, opts)
+				// PathStacks: the same stacks, their frames told by the paths.
+				pts, err := th.PathStacks(ctx, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []stack
+				for st := range pts.Stacks {
+					if st.Frames != nil {
+						t.Fatalf("%s: PathStacks gave a stack its frames", file)
+					}
+					got = append(got, stack{fmt.Sprint(pts.Paths.AppendFrames(nil, st.Path)), st.Time, st.Weight, st.Category, st.Subcategory, st.Path})
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s thread %d:%d: PathStacks differ from Stacks", file, th.Info().PID, th.Info().TID)
+				}
 				for _, n := range []int{8 << 20, 40} {
 					stackCacheFrames = n
 					if got := collect(th, opts); !slices.Equal(got, want) {

@@ -435,6 +435,19 @@ var stackCacheFrames = 8 << 20
 // its path before any transform, else of its innermost frame
 // (analysis/category); time with nothing on the stack is Idle.
 func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadStacks, error) {
+	return t.stacks(ctx, opts, true)
+}
+
+// PathStacks is Stacks without the stacks' frames: each Stack's Frames is
+// nil and its Path, an index in the ThreadStacks' Paths, tells them. A
+// stack then costs the same whatever its depth, where making its frames
+// costs its change from the last stack (and a cache of the paths met);
+// for writers that read the paths (profile.PathTree).
+func (t *Thread) PathStacks(ctx context.Context, opts view.Options) (profile.ThreadStacks, error) {
+	return t.stacks(ctx, opts, false)
+}
+
+func (t *Thread) stacks(ctx context.Context, opts view.Options, withFrames bool) (profile.ThreadStacks, error) {
 	r, err := t.treeResult(ctx, opts)
 	if err != nil {
 		return profile.ThreadStacks{}, err
@@ -489,6 +502,9 @@ func (t *Thread) Stacks(ctx context.Context, opts view.Options) (profile.ThreadS
 				return true
 			}
 			st.Path = cur
+			if !withFrames {
+				return yield(&st)
+			}
 			if fr, ok := known[cur]; ok {
 				st.Frames = fr
 				return yield(&st)

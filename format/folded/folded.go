@@ -53,6 +53,7 @@ type Writer struct {
 	weight []profile.Time
 	labels []string // per frame, lazily
 	byPath map[pathKey]int32
+	frames []profile.FrameID // a stack's frames, when they come from its path
 }
 
 type pathKey struct {
@@ -70,7 +71,24 @@ func NewWriter(p *profile.Profile) *Writer {
 // path seen before costs no label building (millions of stacks, thousands
 // of paths). head must name the stack's thread when several are added.
 func (fw *Writer) AddStack(head string, s *profile.Stack) {
-	if len(s.Frames) == 0 || s.Weight <= 0 {
+	fw.addStack(head, nil, s)
+}
+
+// AddThread adds every stack of ts below head, as AddStack does; stacks
+// without frames of their own take them from ts.Paths, once per path
+// (session.Thread.PathStacks).
+func (fw *Writer) AddThread(head string, ts profile.ThreadStacks) {
+	if ts.Stacks == nil {
+		return
+	}
+	for s := range ts.Stacks {
+		fw.addStack(head, &ts, s)
+	}
+}
+
+func (fw *Writer) addStack(head string, ts *profile.ThreadStacks, s *profile.Stack) {
+	fromPath := ts != nil && ts.Paths != nil && s.Frames == nil && s.Path > 0
+	if s.Weight <= 0 || len(s.Frames) == 0 && !fromPath {
 		return
 	}
 	if s.Path > 0 {
@@ -79,7 +97,14 @@ func (fw *Writer) AddStack(head string, s *profile.Stack) {
 			return
 		}
 	}
-	i := fw.add(head, s.Frames, s.Weight)
+	frames := s.Frames
+	if fromPath {
+		fw.frames = ts.StackFrames(s, fw.frames)
+		if frames = fw.frames; len(frames) == 0 {
+			return
+		}
+	}
+	i := fw.add(head, frames, s.Weight)
 	if s.Path > 0 {
 		fw.byPath[pathKey{head, s.Path}] = i
 	}

@@ -119,6 +119,7 @@ type writer struct {
 	lineLocs map[lineLoc]*pprofile.Location
 	// byPath holds the Sample of each (written thread, Stack.Path) seen.
 	byPath map[[2]int32]int
+	frames []profile.FrameID // a stack's frames, when they come from its path
 }
 
 // leafOf is a frame of a written thread.
@@ -217,7 +218,7 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 				}
 				next++
 			}
-			if len(s.Frames) == 0 {
+			if len(s.Frames) == 0 && (ts.Paths == nil || s.Path <= 0) {
 				continue // idle or out-of-view time
 			}
 			if s.Path > 0 {
@@ -228,7 +229,11 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 					continue
 				}
 			}
-			if err := wr.add(ti, s.Frames, count, s.Weight, name, num); err != nil {
+			wr.frames = ts.StackFrames(s, wr.frames)
+			if len(wr.frames) == 0 {
+				continue
+			}
+			if err := wr.add(ti, wr.frames, count, s.Weight, name, num); err != nil {
 				return nil, fmt.Errorf("thread %d: %w", ts.Thread, err)
 			}
 			if s.Path > 0 {

@@ -343,7 +343,7 @@ func writeDiffPprof(e *env, sides [2]*loaded, res *compare.Result, opts compare.
 	names[0], names[1] = diffPairNames(out)
 	prefixes := [2]string{res.Base.Prefix, res.New.Prefix}
 	for i, l := range sides {
-		stacks, err := threadStacks(e, l, opts.View)
+		stacks, err := threadStacks(e, l, opts.View, true)
 		if err != nil {
 			return err
 		}
