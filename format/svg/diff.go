@@ -264,74 +264,77 @@ type diffTree struct {
 }
 
 // add aggregates one side's stacks: the drawn side builds the tree, the
-// other side adds its times to the paths the tree has.
+// other side adds its times to the paths the tree has. As in build, a
+// stack's node is found once per call path when the side's Paths gives
+// them, and totals are summed at the end: a stack's weight goes on the
+// total of its path's deepest node in the tree (and on its self when the
+// tree has the whole path, else on lost), and from there to its ancestors'.
 func (d *diffTree) add(s *DiffSide, drawn bool) error {
 	p := s.Profile
 	if drawn {
-		d.t.nodes = []node{{fn: -1}}
+		d.t.nodes = []node{{fn: -1, parent: -1}}
 	} else {
 		d.otherSelf = make([]profile.Time, len(d.t.nodes))
 		d.otherTotal = make([]profile.Time, len(d.t.nodes))
 	}
 	memo := make([]int32, len(p.Frames)) // FrameID → function+1 (or −1: unknown key)
+	r := newPathNodes(p, s.Stacks.Paths, func(n int32, f profile.FrameID) (int32, bool) {
+		fn := memo[f] - 1
+		if memo[f] == 0 {
+			k := s.Key(f)
+			var ok bool
+			if fn, ok = d.keys[k]; !ok {
+				if drawn {
+					fn = int32(len(d.t.funcs))
+					d.t.funcs = append(d.t.funcs, f)
+					d.keys[k] = fn
+				} else {
+					fn = -2
+				}
+			}
+			memo[f] = fn + 1
+		}
+		c, ok := int32(0), false
+		if fn >= 0 {
+			c, ok = d.child[[2]int32{n, fn}]
+		}
+		if !ok {
+			if !drawn {
+				return 0, false
+			}
+			c = d.t.addChild(n, fn)
+			d.child[[2]int32{n, fn}] = c
+		}
+		return c, true
+	})
 	var err error
 	s.Stacks.Stacks(func(st *profile.Stack) bool {
 		if len(st.Frames) == 0 || st.Weight <= 0 {
 			return true
 		}
-		n := int32(0)
-		if drawn {
-			d.t.nodes[0].total += st.Weight
-		} else {
-			d.otherTotal[0] += st.Weight
+		n, whole, e := r.node(st)
+		if e != nil {
+			err = e
+			return false
 		}
-		for _, f := range st.Frames {
-			if f < 0 || int(f) >= len(p.Frames) {
-				err = fmt.Errorf("svg: stack frame %d out of range; the profile has %d frames", f, len(p.Frames))
-				return false
-			}
-			fn := memo[f] - 1
-			if memo[f] == 0 {
-				k := s.Key(f)
-				var ok bool
-				if fn, ok = d.keys[k]; !ok {
-					if drawn {
-						fn = int32(len(d.t.funcs))
-						d.t.funcs = append(d.t.funcs, f)
-						d.keys[k] = fn
-					} else {
-						fn = -2
-					}
-				}
-				memo[f] = fn + 1
-			}
-			c, ok := int32(0), false
-			if fn >= 0 {
-				c, ok = d.child[[2]int32{n, fn}]
-			}
-			if !ok {
-				if !drawn {
-					d.lost += st.Weight
-					return true
-				}
-				c = int32(len(d.t.nodes))
-				d.t.nodes = append(d.t.nodes, node{fn: fn})
-				d.t.nodes[n].kids = append(d.t.nodes[n].kids, c)
-				d.child[[2]int32{n, fn}] = c
-			}
-			n = c
-			if drawn {
-				d.t.nodes[n].total += st.Weight
-			} else {
-				d.otherTotal[n] += st.Weight
-			}
-		}
-		if drawn {
+		switch {
+		case drawn:
 			d.t.nodes[n].self += st.Weight
-		} else {
+		case whole:
 			d.otherSelf[n] += st.Weight
+			d.otherTotal[n] += st.Weight
+		default:
+			d.otherTotal[n] += st.Weight
+			d.lost += st.Weight
 		}
 		return true
 	})
+	if drawn {
+		d.t.sumTotals()
+	} else {
+		for i := len(d.t.nodes) - 1; i > 0; i-- {
+			d.otherTotal[d.t.nodes[i].parent] += d.otherTotal[i]
+		}
+	}
 	return err
 }
