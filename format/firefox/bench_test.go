@@ -19,8 +19,9 @@ type countingWriter struct{ n int64 }
 
 func (c *countingWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
 
-// recorded returns the stacks of every thread of s, computed once and kept,
-// so that the benchmark measures Write alone.
+// recorded returns the stacks of every thread of s, computed once and kept
+// (their paths too, as the session gives them), so that the benchmark
+// measures Write alone.
 func recorded(b *testing.B, s *session.Session) []profile.ThreadStacks {
 	var out []profile.ThreadStacks
 	for _, th := range s.Threads() {
@@ -34,7 +35,7 @@ func recorded(b *testing.B, s *session.Session) []profile.ThreadStacks {
 			c.Frames = slices.Clone(st.Frames)
 			kept = append(kept, c)
 		}
-		out = append(out, profile.ThreadStacks{Thread: ts.Thread, Stacks: func(yield func(*profile.Stack) bool) {
+		out = append(out, profile.ThreadStacks{Thread: ts.Thread, Paths: ts.Paths, Stacks: func(yield func(*profile.Stack) bool) {
 			for i := range kept {
 				if !yield(&kept[i]) {
 					return

@@ -1,12 +1,23 @@
 package firefox_test
 
 import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/firefox"
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
+	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
+	"github.com/jsprof/jsprof/session"
 )
 
 // TestSharedTablesLinear checks that a processed profile whose threads share
@@ -116,4 +127,111 @@ func TestSharedTablesLinear(t *testing.T) {
 	if alloc > 150*uint64(len(data)) {
 		t.Errorf("reading %d bytes (%d threads sharing %d stacks) allocated %d bytes, %.0f a byte", len(data), threads, stacks, alloc, float64(alloc)/float64(len(data)))
 	}
+}
+
+// Write takes time linear in the stacks and their paths, not in their
+// frames, on the deep shapes of 20,000 frames: it hashed every frame of
+// every stack and walked each new stack's prefixes (0.75 s per shape).
+func TestWriteDeepLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stacks 20 k frames deep")
+	}
+	for _, shape := range proftest.DeepShapes {
+		t.Run(shape, func(t *testing.T) {
+			data, err := proftest.DeepCPUProfile(shape, 20_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := format.Parse(data, format.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := session.New(shape, p, session.Options{})
+			stacks := threadStacks(t, s, view.Options{})
+			if stacks[0].Paths == nil {
+				t.Fatal("the session's stacks have no paths")
+			}
+			var werr error
+			fuzzcheck.Speed(t, data, func() { werr = firefox.Write(io.Discard, s.Profile, stacks, opts) })
+			if werr != nil {
+				t.Fatal(werr)
+			}
+		})
+	}
+}
+
+// The profile written from the stacks' paths is the one written from
+// their frames (without ThreadStacks.Paths, or with one that fails its
+// check), byte for byte, threads with and without paths mixed.
+func TestWritePathsSameAsFrames(t *testing.T) {
+	t.Parallel()
+	var sessions []*session.Session
+	var names []string
+	for _, shape := range proftest.DeepShapes {
+		data, err := proftest.DeepCPUProfile(shape, 300)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := format.Parse(data, format.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, session.New(shape, p, session.Options{}))
+		names = append(names, shape)
+	}
+	files, err := filepath.Glob("../../testdata/node/*.cpuprofile")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata profiles: %v", err)
+	}
+	trace := filepath.Join(proftest.RepoRoot(), "..", "shared", "corpus", "devtools", "two-workers.json.gz")
+	if _, err := os.Stat(trace); err == nil {
+		files = append(files, trace) // three threads
+	} else {
+		t.Logf("%s is absent (the shared corpus is not next to this checkout): no case of several threads", trace)
+	}
+	for _, f := range files {
+		sessions = append(sessions, load(t, f))
+		names = append(names, filepath.Base(f))
+	}
+	views := []view.Options{{}, {View: view.JS, CollapseRecursion: true}}
+	compared := 0
+	for k, s := range sessions {
+		for _, vo := range views {
+			stacks := threadStacks(t, s, vo)
+			variant := func(alter func(i int, ts *profile.ThreadStacks)) []profile.ThreadStacks {
+				out := slices.Clone(stacks)
+				for i := range out {
+					alter(i, &out[i])
+				}
+				return out
+			}
+			want := written(t, s, variant(func(_ int, ts *profile.ThreadStacks) { ts.Paths = nil }))
+			for name, alt := range map[string][]profile.ThreadStacks{
+				"paths": stacks,
+				"paths of every other thread": variant(func(i int, ts *profile.ThreadStacks) {
+					if i%2 == 1 {
+						ts.Paths = nil
+					}
+				}),
+				"paths that fail their check": variant(func(_ int, ts *profile.ThreadStacks) {
+					ts.Paths = &profile.PathTree{Parent: []int32{-1, 0}, Frame: []profile.FrameID{-1, profile.FrameID(len(s.Profile.Frames))}}
+				}),
+			} {
+				if got := written(t, s, alt); !bytes.Equal(got, want) {
+					t.Errorf("%s, view %v, %s: the profile differs from that written from the frames", names[k], vo, name)
+				}
+				compared++
+			}
+		}
+	}
+	t.Logf("%d profiles compared", compared)
+}
+
+func written(t *testing.T, s *session.Session, stacks []profile.ThreadStacks) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := firefox.Write(&b, s.Profile, stacks, opts); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

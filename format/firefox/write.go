@@ -196,7 +196,8 @@ func (b *builder) samples(ts profile.ThreadStacks, to *threadOut) error {
 		return nil
 	}
 	var err error
-	last := int32(-1) // the stack of the last sample
+	ps := newPathStacks(b.p, ts.Paths) // nil: each stack's frames are walked
+	last := int32(-1)                  // the stack of the last sample
 	for s := range ts.Stacks {
 		if s.Weight < 0 {
 			err = fmt.Errorf("stack at %d ns has a negative weight (%d ns)", s.Time, s.Weight)
@@ -212,7 +213,9 @@ func (b *builder) samples(ts profile.ThreadStacks, to *threadOut) error {
 			}
 		}
 		var st int32
-		if st, err = b.stack(s.Frames, s.Category, s.Subcategory); err != nil {
+		if ps != nil && len(s.Frames) > 0 && s.Path > 0 && int(s.Path) < ps.paths.Len() {
+			st = b.pathStack(ps, s.Path, s.Category, s.Subcategory)
+		} else if st, err = b.stack(s.Frames, s.Category, s.Subcategory); err != nil {
 			break
 		}
 		to.add(st, s.Time, s.Weight)
@@ -316,9 +319,11 @@ type builder struct {
 
 	// stackTable (prefix −1 = root)
 	stackFrame, stackPrefix []int32
+	stackHash               []uint64         // per stack: the hash of its frames
 	stackByHash             map[uint64]int32 // hash of a stack's frames → the stack
 	frames                  []int32          // scratch: the current sample's frame rows
 	hashes                  []uint64         // scratch: the hashes of its prefixes
+	tmp                     []int32          // scratch: paths met for the first time
 }
 
 type frameCategory struct {
@@ -519,18 +524,14 @@ func (b *builder) frame(f profile.FrameID, c profile.CategoryID, sub uint8) int3
 // over frame rows; a hit is checked against the table), so a sample costs
 // one pass over its frames and, usually, one lookup: the longest known
 // prefix is searched from the leaf back, and only the rows after it are
-// added.
+// added. (With the stacks' paths, pathStack does without the pass.)
 func (b *builder) stack(frames []profile.FrameID, c profile.CategoryID, sub uint8) (int32, error) {
 	if len(frames) == 0 {
 		return -1, nil
 	}
-	if int(c) >= len(b.categories) {
-		c, sub = b.fallbackCategory(), 0
-	} else if int(sub) >= len(b.categories[c].Subcategories) {
-		sub = 0
-	}
+	c, sub = b.leafCategory(c, sub)
 	b.frames, b.hashes = b.frames[:0], b.hashes[:0]
-	h := uint64(14695981039346656037)
+	h := uint64(fnvOffset)
 	for j, f := range frames {
 		if int(f) < 0 || int(f) >= len(b.p.Frames) {
 			return 0, fmt.Errorf("frame %d of a stack is not in the profile (%d frames)", f, len(b.p.Frames))
@@ -538,14 +539,11 @@ func (b *builder) stack(frames []profile.FrameID, c profile.CategoryID, sub uint
 		var fr int32
 		if j == len(frames)-1 {
 			fr = b.frame(f, c, sub)
-		} else if id := b.frameDefault[f]; id > 0 {
-			fr = id - 1 // the row in the frame's own category
 		} else {
-			fc, fsub := b.category(f)
-			fr = b.frame(f, fc, fsub)
+			fr = b.ownFrame(f)
 		}
 		b.frames = append(b.frames, fr)
-		h = (h ^ uint64(uint32(fr))) * 1099511628211
+		h = stackHash(h, fr)
 		b.hashes = append(b.hashes, h)
 	}
 	k, st := len(b.frames), int32(-1)
@@ -556,13 +554,30 @@ func (b *builder) stack(frames []profile.FrameID, c profile.CategoryID, sub uint
 		}
 	}
 	for j := k; j < len(b.frames); j++ {
-		id := int32(len(b.stackFrame))
-		b.stackFrame = append(b.stackFrame, b.frames[j])
-		b.stackPrefix = append(b.stackPrefix, st)
-		b.stackByHash[b.hashes[j]] = id
-		st = id
+		st = b.addStack(st, b.frames[j], b.hashes[j])
 	}
 	return st, nil
+}
+
+// FNV-1a's parameters, for the hashes of stacks.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// stackHash returns the hash of a stack whose prefix's hash is h
+// (fnvOffset for a root) and whose frame row is fr.
+func stackHash(h uint64, fr int32) uint64 { return (h ^ uint64(uint32(fr))) * fnvPrime }
+
+// addStack adds the stackTable row of frame row fr under stack prefix
+// (−1 for a root), whose hash is h, and returns it.
+func (b *builder) addStack(prefix, fr int32, h uint64) int32 {
+	id := int32(len(b.stackFrame))
+	b.stackFrame = append(b.stackFrame, fr)
+	b.stackPrefix = append(b.stackPrefix, prefix)
+	b.stackHash = append(b.stackHash, h)
+	b.stackByHash[h] = id
+	return id
 }
 
 // sameStack reports whether stack id has exactly the frames, root first.
@@ -574,6 +589,90 @@ func (b *builder) sameStack(id int32, frames []int32) bool {
 		id = b.stackPrefix[id]
 	}
 	return id < 0
+}
+
+// pathStacks finds the stack rows of one thread's stacks from their call
+// paths (profile.ThreadStacks.Paths): a stack's prefix is the stack of its
+// path's parent with every frame in its own category (as builder.stack
+// makes it), which is kept per path and made from its own parent's, so a
+// path costs one step once instead of one per frame each time a stack is
+// on it (quadratic on deep stacks: 0.75 s for a chain 20 k frames deep,
+// each stack a frame deeper than the last).
+type pathStacks struct {
+	paths *profile.PathTree
+	own   []int32 // per path: its stack in own categories, +1; 0 not made yet
+}
+
+// newPathStacks returns the pathStacks of a thread's stacks, nil when
+// paths is nil or fails its check.
+func newPathStacks(p *profile.Profile, paths *profile.PathTree) *pathStacks {
+	if paths == nil || paths.Check(p) != nil {
+		return nil
+	}
+	return &pathStacks{paths: paths, own: make([]int32, paths.Len())}
+}
+
+// pathStack is stack for a stack whose frames are those of path path of
+// ps, not the empty path: the same row, from the path's parent's stack.
+func (b *builder) pathStack(ps *pathStacks, path int32, c profile.CategoryID, sub uint8) int32 {
+	c, sub = b.leafCategory(c, sub)
+	parent := ps.paths.Parent[path]
+	// The parent and its ancestors without their stack yet, deepest
+	// first, then their stacks from the nearest ancestor's (−1 for the
+	// empty path): the rows builder.stack makes, in the same order.
+	b.tmp = b.tmp[:0]
+	q := parent
+	for ; q > 0 && ps.own[q] == 0; q = ps.paths.Parent[q] {
+		b.tmp = append(b.tmp, q)
+	}
+	st := int32(-1)
+	if q > 0 {
+		st = ps.own[q] - 1
+	}
+	for k := len(b.tmp) - 1; k >= 0; k-- {
+		x := b.tmp[k]
+		st = b.stackOf(st, b.ownFrame(ps.paths.Frame[x]))
+		ps.own[x] = st + 1
+	}
+	return b.stackOf(st, b.frame(ps.paths.Frame[path], c, sub))
+}
+
+// leafCategory returns the category a stack's leaf frame has for a stack
+// of category c/sub: c/sub, or the fallback category when c is not in
+// the list, and subcategory 0 when sub is not in c.
+func (b *builder) leafCategory(c profile.CategoryID, sub uint8) (profile.CategoryID, uint8) {
+	if int(c) >= len(b.categories) {
+		return b.fallbackCategory(), 0
+	}
+	if int(sub) >= len(b.categories[c].Subcategories) {
+		return c, 0
+	}
+	return c, sub
+}
+
+// ownFrame returns the frameTable row of frame f in its own category, as
+// a frame that is not a stack's leaf has.
+func (b *builder) ownFrame(f profile.FrameID) int32 {
+	if id := b.frameDefault[f]; id > 0 {
+		return id - 1
+	}
+	fc, fsub := b.category(f)
+	return b.frame(f, fc, fsub)
+}
+
+// stackOf returns the stackTable row of frame row fr under stack prefix
+// (−1 for a root), adding it when new: the row stack finds or adds for the
+// same frames, found by the same hash, in one step.
+func (b *builder) stackOf(prefix, fr int32) int32 {
+	h := uint64(fnvOffset)
+	if prefix >= 0 {
+		h = b.stackHash[prefix]
+	}
+	h = stackHash(h, fr)
+	if id, ok := b.stackByHash[h]; ok && b.stackFrame[id] == fr && b.stackPrefix[id] == prefix {
+		return id
+	}
+	return b.addStack(prefix, fr, h)
 }
 
 // writer appends JSON to a buffer that it flushes to bw now and then.
