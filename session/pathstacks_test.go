@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/format/firefox"
 	"github.com/jsprof/jsprof/format/folded"
 	"github.com/jsprof/jsprof/format/pprof"
 	"github.com/jsprof/jsprof/format/speedscope"
+	"github.com/jsprof/jsprof/format/svg"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -29,6 +31,12 @@ func TestWritersFromPaths(t *testing.T) {
 		},
 		"speedscope": func(w io.Writer, p *profile.Profile, ts profile.ThreadStacks) error {
 			return speedscope.Write(w, p, []profile.ThreadStacks{ts}, speedscope.Options{})
+		},
+		"firefox": func(w io.Writer, p *profile.Profile, ts profile.ThreadStacks) error {
+			return firefox.Write(w, p, []profile.ThreadStacks{ts}, firefox.Options{})
+		},
+		"svg": func(w io.Writer, p *profile.Profile, ts profile.ThreadStacks) error {
+			return svg.Write(w, p, ts, svg.Options{})
 		},
 		"folded": func(w io.Writer, p *profile.Profile, ts profile.ThreadStacks) error {
 			fw := folded.NewWriter(p)
@@ -82,7 +90,7 @@ func TestWritersFromPaths(t *testing.T) {
 			}
 		}
 	}
-	if checked < 30 {
+	if checked < 50 {
 		t.Errorf("%d outputs compared: too few to tell", checked)
 	}
 }

@@ -213,7 +213,7 @@ func (b *builder) samples(ts profile.ThreadStacks, to *threadOut) error {
 			}
 		}
 		var st int32
-		if ps != nil && len(s.Frames) > 0 && s.Path > 0 && int(s.Path) < ps.paths.Len() {
+		if ps != nil && s.Path > 0 && int(s.Path) < ps.paths.Len() {
 			st = b.pathStack(ps, s.Path, s.Category, s.Subcategory)
 		} else if st, err = b.stack(s.Frames, s.Category, s.Subcategory); err != nil {
 			break

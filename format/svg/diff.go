@@ -309,7 +309,7 @@ func (d *diffTree) add(s *DiffSide, drawn bool) error {
 	})
 	var err error
 	s.Stacks.Stacks(func(st *profile.Stack) bool {
-		if len(st.Frames) == 0 || st.Weight <= 0 {
+		if st.Weight <= 0 || len(st.Frames) == 0 && !r.hasPath(st) {
 			return true
 		}
 		n, whole, e := r.node(st)

@@ -171,7 +171,7 @@ func build(p *profile.Profile, ts profile.ThreadStacks) (*tree, error) {
 	})
 	var err error
 	ts.Stacks(func(s *profile.Stack) bool {
-		if len(s.Frames) == 0 || s.Weight <= 0 {
+		if s.Weight <= 0 || len(s.Frames) == 0 && !r.hasPath(s) {
 			return true
 		}
 		var n int32
@@ -212,11 +212,18 @@ func newPathNodes(p *profile.Profile, paths *profile.PathTree, step func(n int32
 	return r
 }
 
+// hasPath reports whether s's frames are those of its path in the path
+// tree: a stack without frames of its own (session.Thread.PathStacks) has
+// them there.
+func (r *pathNodes) hasPath(s *profile.Stack) bool {
+	return r.paths != nil && s.Path > 0 && int(s.Path) < len(r.memo)
+}
+
 // node returns the node of stack s's path and true, or, when step finds no
 // node for one of its frames, the deepest node of the path and false; an
 // error for a frame not in the profile.
 func (r *pathNodes) node(s *profile.Stack) (int32, bool, error) {
-	if r.paths == nil || s.Path <= 0 || int(s.Path) >= len(r.memo) {
+	if !r.hasPath(s) {
 		return r.walk(s.Frames)
 	}
 	if v := r.memo[s.Path]; v != 0 {

@@ -82,7 +82,7 @@ func runConvert(e *env, args []string) error {
 		case "folded":
 			return writeFolded(e, w, l, &vo)
 		case "pprof":
-			stacks, err := threadStacks(e, l, vo, true)
+			stacks, err := threadStacks(e, l, vo)
 			if err != nil {
 				return err
 			}
@@ -92,13 +92,13 @@ func runConvert(e *env, args []string) error {
 			}
 			return pprof.Write(w, l.profile, stacks, pprof.Options{View: vo.View.String(), Lines: lines})
 		case "speedscope":
-			stacks, err := threadStacks(e, l, vo, true)
+			stacks, err := threadStacks(e, l, vo)
 			if err != nil {
 				return err
 			}
 			return speedscope.Write(w, l.profile, stacks, speedscope.Options{Name: filepath.Base(name)})
 		case "firefox":
-			stacks, err := threadStacks(e, l, vo, false)
+			stacks, err := threadStacks(e, l, vo)
 			if err != nil {
 				return err
 			}
@@ -107,7 +107,7 @@ func runConvert(e *env, args []string) error {
 			if len(ids) != 1 {
 				return usagef("an SVG flame graph shows one thread: pick one with --thread")
 			}
-			stacks, err := threadStacks(e, l, vo, false)
+			stacks, err := threadStacks(e, l, vo)
 			if err != nil {
 				return err
 			}
@@ -149,17 +149,13 @@ func outputFormat(name, oldName, out, want string) (format.Info, error) {
 // threadStacks returns each selected thread's stacks under the view, range
 // and transforms, as the session computes them: the writers of analysed
 // views (pprof, speedscope, Firefox, SVG, folded) write these, so that their
-// numbers are those of top and tree. With paths, the stacks come without
-// frames, for the writers that read them from the paths (PathStacks): a
-// stack then costs the same whatever its depth.
-func threadStacks(e *env, l *loaded, vo view.Options, paths bool) ([]profile.ThreadStacks, error) {
+// numbers are those of top and tree. The stacks come without frames: each
+// of these writers reads them from the paths (PathStacks), so that a stack
+// costs the same whatever its depth.
+func threadStacks(e *env, l *loaded, vo view.Options) ([]profile.ThreadStacks, error) {
 	out := make([]profile.ThreadStacks, len(l.threads))
 	for i, ta := range l.threads {
-		stacks := ta.st.Stacks
-		if paths {
-			stacks = ta.st.PathStacks
-		}
-		ts, err := stacks(e.ctx, vo)
+		ts, err := ta.st.PathStacks(e.ctx, vo)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +192,7 @@ func writeFolded(e *env, w io.Writer, l *loaded, vo *view.Options) error {
 			heads[ta.id] = fmt.Sprintf("%s (pid %d tid %d)", th.Name, th.PID, th.TID)
 		}
 	}
-	all, err := threadStacks(e, l, *vo, true)
+	all, err := threadStacks(e, l, *vo)
 	if err != nil {
 		return err
 	}

@@ -313,7 +313,7 @@ func writeDiffSVG(e *env, sides [2]*loaded, res *compare.Result, opts compare.Op
 	keys[0], keys[1] = compare.FrameKeys(sides[0].profile, sides[1].profile,
 		compare.StripFunc(opts.Strip, res.Base.Prefix), compare.StripFunc(opts.Strip, res.New.Prefix))
 	for i, l := range sides {
-		ts, err := l.threads[0].st.Stacks(e.ctx, opts.View)
+		ts, err := l.threads[0].st.PathStacks(e.ctx, opts.View)
 		if err != nil {
 			return err
 		}
@@ -343,7 +343,7 @@ func writeDiffPprof(e *env, sides [2]*loaded, res *compare.Result, opts compare.
 	names[0], names[1] = diffPairNames(out)
 	prefixes := [2]string{res.Base.Prefix, res.New.Prefix}
 	for i, l := range sides {
-		stacks, err := threadStacks(e, l, opts.View, true)
+		stacks, err := threadStacks(e, l, opts.View)
 		if err != nil {
 			return err
 		}
