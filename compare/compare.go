@@ -27,12 +27,12 @@ package compare
 import (
 	"cmp"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/analysis/totals"
 	"github.com/jsprof/jsprof/analysis/view"
 	"github.com/jsprof/jsprof/profile"
@@ -112,13 +112,50 @@ func (f *Function) Delta() Times {
 	return Times{f.New.Self - f.Base.Self, f.New.Total - f.Base.Total}
 }
 
-// Path is one call path (a top-down tree node of either side).
+// Path is one call path (a top-down tree node of either side). Paths are
+// linked by index, as a tree: a path is its Parent followed by Func, so
+// that a result takes memory linear in the number of paths however deep
+// they are; Funcs lists a path's functions.
 type Path struct {
-	// Funcs indexes Result.Functions: the functions of the path, root
-	// first.
-	Funcs         []int32
+	// Func indexes Result.Functions: the path's innermost function.
+	Func int32
+	// Parent indexes Result.Paths: the path without its innermost
+	// function, −1 when the path is Func alone.
+	Parent int32
+	// Depth is the number of functions on the path.
+	Depth         int32
 	Base, New     Times
 	InBase, InNew bool
+
+	links *pathLinks
+}
+
+// pathLinks holds, per row of Result.Paths, the Parent and Func of the row
+// as Diff made them, for Path.AppendFuncs.
+type pathLinks struct {
+	parent, fn []int32
+}
+
+// Funcs returns the functions of the path (indexes in Result.Functions),
+// root first, in a new slice of Depth elements.
+func (p *Path) Funcs() []int32 { return p.AppendFuncs(nil) }
+
+// AppendFuncs appends the functions of the path (indexes in
+// Result.Functions), root first, to dst and returns the extended slice. It
+// takes time linear in Depth, and holds however Result.Paths is reordered.
+func (p *Path) AppendFuncs(dst []int32) []int32 {
+	if p.Depth <= 0 {
+		return dst
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, int(p.Depth))[:n+int(p.Depth)]
+	i := len(dst) - 1
+	dst[i] = p.Func
+	for q := p.Parent; q >= 0 && i > n; q = p.links.parent[q] {
+		i--
+		dst[i] = p.links.fn[q]
+	}
+	return dst
 }
 
 // Status returns the path's status.
@@ -160,7 +197,9 @@ type Result struct {
 	// function, then by key).
 	Functions []Function
 	// Paths holds every call path of either side when Options.Paths is
-	// set, the largest absolute change of self time first.
+	// set, the largest absolute change of self time first (then of total
+	// time, then the heavier path, then by Funcs). A path's parent is a
+	// path too.
 	Paths []Path
 }
 
@@ -178,7 +217,16 @@ type side struct {
 	sems  []totals.Semantics
 	funcs map[int32]Times // by key index
 	urls  map[int32]string
-	paths map[string]Times // by path (key indexes as uvarints)
+	// trees holds, with Options.Paths, each thread's top-down tree and
+	// the key index of each of its functions.
+	trees []keyedTree
+}
+
+// keyedTree is a thread's top-down tree (parents before children) and the
+// key index of each of its functions (by calltree.FuncID).
+type keyedTree struct {
+	nodes []calltree.Node
+	key   []int32
 }
 
 // Diff compares base with new under opts.
@@ -188,6 +236,8 @@ type side struct {
 //  2. URL prefixes are chosen (Options.Strip or AutoStrip) and every
 //     function gets its Key; the same Key on one side is summed.
 //  3. The base is scaled when normalizing; rows are sorted.
+//  4. With Options.Paths, the paths of both sides' trees are interned as a
+//     tree (see paths), and sorted.
 func Diff(ctx context.Context, base, new Side, opts Options) (*Result, error) {
 	res := &Result{Scale: 1}
 	var bp, np string
@@ -258,30 +308,7 @@ func Diff(ctx context.Context, base, new Side, opts Options) (*Result, error) {
 	}
 	res.Functions = sorted
 	if opts.Paths {
-		all := map[string]bool{}
-		for k := range b.paths {
-			all[k] = true
-		}
-		for k := range n.paths {
-			all[k] = true
-		}
-		for k := range all {
-			bt, inB := b.paths[k]
-			nt, inN := n.paths[k]
-			p := Path{Base: scale(bt), New: nt, InBase: inB, InNew: inN}
-			for rest := []byte(k); len(rest) > 0; {
-				v, w := binary.Uvarint(rest)
-				rest = rest[w:]
-				p.Funcs = append(p.Funcs, renum[at[v]])
-			}
-			res.Paths = append(res.Paths, p)
-		}
-		slices.SortFunc(res.Paths, func(x, y Path) int {
-			return byChange(x.Delta(), y.Delta(), func() int {
-				return cmp.Or(cmp.Compare(max(y.New.Self, y.Base.Self), max(x.New.Self, x.Base.Self)),
-					cmp.Compare(max(y.New.Total, y.Base.Total), max(x.New.Total, x.Base.Total)), slices.Compare(x.Funcs, y.Funcs))
-			})
-		})
+		res.Paths = paths([2]*side{b, n}, remap, func(k int32) int32 { return renum[at[k]] }, scale)
 	}
 	return res, nil
 }
@@ -378,22 +405,6 @@ func (s *side) fold(remap []int32) {
 		}
 	}
 	s.funcs = funcs
-	if s.paths == nil {
-		return
-	}
-	paths := make(map[string]Times, len(s.paths))
-	var buf []byte
-	for k, t := range s.paths {
-		buf = buf[:0]
-		for rest := []byte(k); len(rest) > 0; {
-			v, w := binary.Uvarint(rest)
-			rest = rest[w:]
-			buf = binary.AppendUvarint(buf, uint64(remap[v]))
-		}
-		x := paths[string(buf)]
-		paths[string(buf)] = Times{x.Self + t.Self, x.Total + t.Total}
-	}
-	s.paths = paths
 }
 
 // keyTable interns keys.
@@ -436,9 +447,6 @@ func anonymous(name string) string {
 // collect computes one side's functions and paths.
 func collect(ctx context.Context, s Side, opts Options, keys *keyTable, prefix string) (*side, error) {
 	out := &side{funcs: map[int32]Times{}, urls: map[int32]string{}}
-	if opts.Paths {
-		out.paths = map[string]Times{}
-	}
 	if len(s.Threads) == 0 {
 		return nil, fmt.Errorf("compare: a side has no thread")
 	}
@@ -467,22 +475,8 @@ func collect(ctx context.Context, s Side, opts Options, keys *keyTable, prefix s
 				out.urls[k] = p.Str(p.Frames[f.Frame].URL)
 			}
 		}
-		if !opts.Paths {
-			continue
-		}
-		// The path of each node as key indexes; a parent's index is below
-		// its child's.
-		td := tree.TopDown
-		path := make([]string, len(td))
-		var buf []byte
-		for n := 1; n < len(td); n++ {
-			buf = append(buf[:0], path[td[n].Parent]...)
-			buf = binary.AppendUvarint(buf, uint64(kid[td[n].Func]))
-			path[n] = string(buf)
-			t := out.paths[path[n]]
-			t.Self += td[n].Self
-			t.Total += td[n].Total
-			out.paths[path[n]] = t
+		if opts.Paths {
+			out.trees = append(out.trees, keyedTree{tree.TopDown, kid})
 		}
 	}
 	return out, nil
@@ -626,4 +620,120 @@ func FrameKeys(base, new *profile.Profile, baseStrip, newStrip func(url string) 
 		}
 	}
 	return out[0], out[1]
+}
+
+// paths returns the call paths of the two sides' trees (base first), as
+// Result.Paths gives them: fn maps a key index (one that remap
+// keeps) to its index in Result.Functions and scale scales the base.
+//
+//  1. The paths of both sides are interned in one trie of (parent path,
+//     key index) pairs, keys remapped, so that a path costs one entry
+//     however deep it is; each tree node adds its times to its path.
+//  2. Each path's rank in the order of its function lists (the tie-break
+//     of the rows' order) is its place in a walk of the trie, children in
+//     the order of their functions.
+//  3. The rows are sorted and linked to their parents' rows.
+func paths(sides [2]*side, remap []int32, fn func(int32) int32, scale func(Times) Times) []Path {
+	// Trie path 0 is the empty path.
+	parent, key := []int32{-1}, []int32{-1}
+	index := map[[2]int32]int32{}
+	type sums struct {
+		times [2]Times // base, new
+		in    [2]bool
+	}
+	acc := []sums{{}}
+	for s, sd := range sides {
+		for _, tr := range sd.trees {
+			id := make([]int32, len(tr.nodes)) // tree node → trie path; the root's is 0
+			for v := 1; v < len(tr.nodes); v++ {
+				nd := &tr.nodes[v]
+				e := [2]int32{id[nd.Parent], remap[tr.key[nd.Func]]}
+				p, ok := index[e]
+				if !ok {
+					p = int32(len(parent))
+					index[e] = p
+					parent, key = append(parent, e[0]), append(key, e[1])
+					acc = append(acc, sums{})
+				}
+				id[v] = p
+				a := &acc[p]
+				a.times[s].Self += nd.Self
+				a.times[s].Total += nd.Total
+				a.in[s] = true
+			}
+		}
+	}
+	np := len(parent)
+	if np == 1 {
+		return nil
+	}
+	rows := make([]Path, np)
+	for p := 1; p < np; p++ {
+		r, a := &rows[p], &acc[p]
+		r.Func = fn(key[p])
+		r.Depth = rows[parent[p]].Depth + 1
+		r.Base, r.New, r.InBase, r.InNew = scale(a.times[0]), a.times[1], a.in[0], a.in[1]
+	}
+	rank := lexRanks(parent, rows)
+	order := make([]int32, np-1)
+	for i := range order {
+		order[i] = int32(i + 1)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		x, y := &rows[i], &rows[j]
+		return byChange(x.Delta(), y.Delta(), func() int {
+			return cmp.Or(cmp.Compare(max(y.New.Self, y.Base.Self), max(x.New.Self, x.Base.Self)),
+				cmp.Compare(max(y.New.Total, y.Base.Total), max(x.New.Total, x.Base.Total)), cmp.Compare(rank[i], rank[j]))
+		})
+	})
+	row := make([]int32, np) // trie path → row; the empty path's is −1
+	row[0] = -1
+	for r, p := range order {
+		row[p] = int32(r)
+	}
+	links := &pathLinks{parent: make([]int32, len(order)), fn: make([]int32, len(order))}
+	out := make([]Path, len(order))
+	for r, p := range order {
+		out[r] = rows[p]
+		out[r].Parent = row[parent[p]]
+		out[r].links = links
+		links.parent[r], links.fn[r] = out[r].Parent, out[r].Func
+	}
+	return out
+}
+
+// lexRanks returns the rank of each trie path in the order of the paths'
+// function lists (rows[p].Func along the path), a path before the paths it
+// is a prefix of: a preorder walk, each path's children in the order of
+// their functions (distinct among siblings).
+func lexRanks(parent []int32, rows []Path) []int32 {
+	np := len(parent)
+	// The children of each path, grouped by parent (CSR), sorted by Func.
+	start := make([]int32, np+1)
+	for p := 1; p < np; p++ {
+		start[parent[p]+1]++
+	}
+	for p := range np {
+		start[p+1] += start[p]
+	}
+	kids := make([]int32, np-1)
+	next := slices.Clone(start[:np])
+	for p := 1; p < np; p++ {
+		kids[next[parent[p]]] = int32(p)
+		next[parent[p]]++
+	}
+	for p := range np {
+		slices.SortFunc(kids[start[p]:start[p+1]], func(a, b int32) int { return cmp.Compare(rows[a].Func, rows[b].Func) })
+	}
+	rank := make([]int32, np)
+	stack := []int32{0}
+	for r := int32(0); len(stack) > 0; r++ {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		rank[p] = r
+		for k := start[p+1] - 1; k >= start[p]; k-- {
+			stack = append(stack, kids[k])
+		}
+	}
+	return rank
 }

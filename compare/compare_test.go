@@ -1,11 +1,14 @@
 package compare_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,7 +116,7 @@ func TestMovedMatches(t *testing.T) {
 		}
 		for _, p := range r.Paths {
 			if p.Status() != compare.Same {
-				t.Errorf("%s: path %v: %v, want same", tc.name, p.Funcs, p.Status())
+				t.Errorf("%s: path %v: %v, want same", tc.name, p.Funcs(), p.Status())
 			}
 		}
 		if tc.strip == nil && (r.Base.Prefix != mixDir || r.New.Prefix != "file:///srv/app/") {
@@ -219,7 +222,7 @@ func TestNormalize(t *testing.T) {
 	}
 	for _, p := range n.Paths {
 		if d := p.Delta(); d.Self < -1 || d.Self > 1 {
-			t.Errorf("normalized path %v: delta %v", p.Funcs, d)
+			t.Errorf("normalized path %v: delta %v", p.Funcs(), d)
 		}
 	}
 	t.Logf("%d functions, %d paths: 3× unnormalized, 0 normalized", len(r.Functions), len(n.Paths))
@@ -238,4 +241,48 @@ func TestOrder(t *testing.T) {
 	if r.Functions[0].Key.Name != "ackermann" || r.Functions[0].Status() != compare.Added {
 		t.Errorf("first row %s %v, want ackermann added", r.Functions[0].Key.Name, r.Functions[0].Status())
 	}
+}
+
+// Each path is its parent followed by its function, Funcs lists them, no
+// two paths have the same functions, and the rows come in their order:
+// largest change of self time, then of total time, then the heavier, then
+// by functions.
+func TestPathLinks(t *testing.T) {
+	t.Parallel()
+	r := diff(t, side(t, mix), side(t, recursion), compare.Options{Paths: true})
+	if len(r.Paths) == 0 {
+		t.Fatal("no paths")
+	}
+	abs := func(x profile.Time) profile.Time { return max(x, -x) }
+	seen := map[string]int{}
+	for i := range r.Paths {
+		p := &r.Paths[i]
+		fs := p.Funcs()
+		if len(fs) != int(p.Depth) || fs[len(fs)-1] != p.Func {
+			t.Fatalf("path %d: Funcs %v, want %d functions ending in %d", i, fs, p.Depth, p.Func)
+		}
+		if p.Depth == 1 && p.Parent != -1 || p.Depth > 1 && !slices.Equal(r.Paths[p.Parent].Funcs(), fs[:len(fs)-1]) {
+			t.Errorf("path %d %v: parent %d", i, fs, p.Parent)
+		}
+		if got := p.AppendFuncs([]int32{-7}); got[0] != -7 || !slices.Equal(got[1:], fs) {
+			t.Errorf("path %d: AppendFuncs gives %v, want -7 then %v", i, got, fs)
+		}
+		k := fmt.Sprint(fs)
+		if j, ok := seen[k]; ok {
+			t.Errorf("paths %d and %d are both %v", j, i, fs)
+		}
+		seen[k] = i
+		if i == 0 {
+			continue
+		}
+		q := &r.Paths[i-1]
+		x, y := q.Delta(), p.Delta()
+		c := cmp.Or(cmp.Compare(abs(y.Self), abs(x.Self)), cmp.Compare(abs(y.Total), abs(x.Total)),
+			cmp.Compare(max(p.New.Self, p.Base.Self), max(q.New.Self, q.Base.Self)),
+			cmp.Compare(max(p.New.Total, p.Base.Total), max(q.New.Total, q.Base.Total)), slices.Compare(q.Funcs(), fs))
+		if c >= 0 {
+			t.Errorf("path %d %v (%v, %v) after %v (%v, %v)", i, fs, p.Base, p.New, q.Funcs(), q.Base, q.New)
+		}
+	}
+	t.Logf("%d paths", len(r.Paths))
 }

@@ -165,7 +165,7 @@ func diffReport(sides [2]*loaded, res *compare.Result, opts compare.Options) rep
 	for i := range res.Paths {
 		p := &res.Paths[i]
 		row := report.DiffPath{Path: []report.Function{}, DiffTimes: compare.ReportTimes(p.Status(), p.Base, p.New, res)}
-		for _, fi := range p.Funcs {
+		for _, fi := range p.Funcs() {
 			row.Path = append(row.Path, diffFunction(&res.Functions[fi]))
 		}
 		out.Paths = append(out.Paths, row)
@@ -265,9 +265,20 @@ func writeDiffText(w io.Writer, sides [2]*loaded, res *compare.Result, n int, by
 	for _, i := range limit(pidx, n) {
 		p := &res.Paths[i]
 		d := p.Delta()
-		names := make([]string, len(p.Funcs))
-		for k, fi := range p.Funcs {
-			names[k] = strings.SplitN(diffLabel(&res.Functions[fi]), "  ", 2)[0]
+		// Long paths keep their innermost functions (--json has them all).
+		names := make([]string, min(p.Depth, 5))
+		if p.Depth > 5 {
+			names = names[:4]
+		}
+		q := p
+		for k := len(names) - 1; k >= 0; k-- {
+			names[k] = strings.SplitN(diffLabel(&res.Functions[q.Func]), "  ", 2)[0]
+			if q.Parent >= 0 {
+				q = &res.Paths[q.Parent]
+			}
+		}
+		if p.Depth > 5 {
+			names = append([]string{"…"}, names...)
 		}
 		mark := ""
 		switch p.Status() {
@@ -275,10 +286,6 @@ func writeDiffText(w io.Writer, sides [2]*loaded, res *compare.Result, n int, by
 			mark = "  [added]"
 		case compare.Removed:
 			mark = "  [removed]"
-		}
-		// Long paths keep their innermost functions (--json has them all).
-		if len(names) > 5 {
-			names = append([]string{"…"}, names[len(names)-4:]...)
 		}
 		fmt.Fprintf(w, "%10.3f %10.3f %10s %10.3f %10.3f %10s  %s%s\n", p.Base.Self.Millis(), p.New.Self.Millis(), signed(d.Self.Millis()),
 			p.Base.Total.Millis(), p.New.Total.Millis(), signed(d.Total.Millis()), strings.Join(names, " > "), mark)
