@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,7 +129,7 @@ func runDiff(e *env, args []string) error {
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
 	if *asJSON {
-		return writeJSON(w, diffReport(sides, res, opts))
+		return writeDiffJSON(w, sides, res, opts)
 	}
 	writeDiffText(w, sides, res, *n, *by == "total")
 	return nil
@@ -147,6 +149,8 @@ func diffFunction(f *compare.Function) report.Function {
 	return report.Function{Name: f.Key.Name, URL: f.URL, Line: f.Key.Line, Col: f.Key.Column, Event: f.Key.Event}
 }
 
+// diffReport returns the diff's report without its paths (see
+// writeDiffJSON).
 func diffReport(sides [2]*loaded, res *compare.Result, opts compare.Options) report.Diff {
 	mk := func(l *loaded, si compare.SideInfo) report.DiffSide {
 		s := report.DiffSide{File: l.name, Threads: []report.Thread{}, TotalMs: report.Millis(si.Total), StripPrefix: si.Prefix}
@@ -162,15 +166,61 @@ func diffReport(sides [2]*loaded, res *compare.Result, opts compare.Options) rep
 		f := &res.Functions[i]
 		out.Functions = append(out.Functions, report.DiffRow{Function: diffFunction(f), DiffTimes: compare.ReportTimes(f.Status(), f.Base, f.New, res)})
 	}
+	return out
+}
+
+// writeDiffJSON writes the diff's report.Diff as writeJSON would. A path
+// row lists its whole path (the JSON contract), so that the output of deep
+// stacks grows with the square of their depth: the rows are streamed, each
+// function encoded once, for time in the output's size and memory in one
+// path's. The paths, last in the report, go between the encoding of the
+// report with none and its end.
+func writeDiffJSON(w io.Writer, sides [2]*loaded, res *compare.Result, opts compare.Options) error {
+	head, err := json.Marshal(diffReport(sides, res, opts))
+	if err != nil {
+		return err
+	}
+	head, ok := bytes.CutSuffix(head, []byte(`"paths":[]}`))
+	if !ok {
+		return fmt.Errorf("diff JSON: the paths are not the report's last field")
+	}
+	fns := make([][]byte, len(res.Functions))
+	for i := range res.Functions {
+		if fns[i], err = json.Marshal(diffFunction(&res.Functions[i])); err != nil {
+			return err
+		}
+	}
+	bw := bufio.NewWriter(w)
+	bw.Write(head)
+	bw.WriteString(`"paths":[`)
+	const open = `{"path":[`
+	var funcs []int32
 	for i := range res.Paths {
 		p := &res.Paths[i]
-		row := report.DiffPath{Path: []report.Function{}, DiffTimes: compare.ReportTimes(p.Status(), p.Base, p.New, res)}
-		for _, fi := range p.Funcs() {
-			row.Path = append(row.Path, diffFunction(&res.Functions[fi]))
+		// {"path":[],"status":…}, the path's functions put between the
+		// brackets.
+		row, err := json.Marshal(report.DiffPath{Path: []report.Function{}, DiffTimes: compare.ReportTimes(p.Status(), p.Base, p.New, res)})
+		if err != nil {
+			return err
 		}
-		out.Paths = append(out.Paths, row)
+		if !bytes.HasPrefix(row, []byte(open+"]")) {
+			return fmt.Errorf("diff JSON: a path row does not start with its path")
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString(open)
+		funcs = p.AppendFuncs(funcs[:0])
+		for k, fi := range funcs {
+			if k > 0 {
+				bw.WriteByte(',')
+			}
+			bw.Write(fns[fi])
+		}
+		bw.Write(row[len(open):])
 	}
-	return out
+	bw.WriteString("]}\n")
+	return bw.Flush()
 }
 
 // diffLabel renders a diff row's function as funcLabel does.

@@ -283,3 +283,27 @@ func TestDiffSVG(t *testing.T) {
 		t.Errorf("reverse svg lacks the base widths or removed paths")
 	}
 }
+
+// The streamed --json --tree output is the encoding of the report it
+// decodes to, paths and all, as writeJSON gives it.
+func TestDiffJSONStreamed(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"--tree", profilePath("mix"), profilePath("recursion")},
+		{"--tree", "--normalize", profilePath("recursion"), movedProfile(t, profilePath("recursion"), 3)},
+		{profilePath("mix"), profilePath("async")},
+	} {
+		out := mustRun(t, nil, append([]string{"diff", "--json"}, args...)...)
+		d := diffJSON(t, args...)
+		var want bytes.Buffer
+		if err := json.NewEncoder(&want).Encode(d); err != nil {
+			t.Fatal(err)
+		}
+		if out != want.String() {
+			t.Errorf("diff --json %s: %d bytes, not the %d of its report encoded", strings.Join(args, " "), len(out), want.Len())
+		}
+		if (args[0] == "--tree") != (len(d.Paths) > 0) {
+			t.Errorf("diff --json %s: %d paths", strings.Join(args, " "), len(d.Paths))
+		}
+	}
+}
