@@ -3,11 +3,13 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -345,11 +347,7 @@ func writeDiffText(w io.Writer, sides [2]*loaded, res *compare.Result, n int, by
 func sortByTotal(idx []int, delta func(int) compare.Times) {
 	abs := func(t profile.Time) profile.Time { return max(t, -t) }
 	// Stable: ties keep the self-change order.
-	for i := 1; i < len(idx); i++ {
-		for j := i; j > 0 && abs(delta(idx[j]).Total) > abs(delta(idx[j-1]).Total); j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
-		}
-	}
+	slices.SortStableFunc(idx, func(i, j int) int { return cmp.Compare(abs(delta(j).Total), abs(delta(i).Total)) })
 }
 
 // sideKey returns the svg matching key of a side's frames: the comparison's

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/report"
 )
@@ -305,5 +306,52 @@ func TestDiffJSONStreamed(t *testing.T) {
 		if (args[0] == "--tree") != (len(d.Paths) > 0) {
 			t.Errorf("diff --json %s: %d paths", strings.Join(args, " "), len(d.Paths))
 		}
+	}
+}
+
+// TestDiffByTotalLinear checks that --by total orders the rows in time
+// linear in them (n log n): an insertion sort took the square of the rows
+// when the order by self time is the reverse of the order by total time,
+// as on a chain of 20 k frames whose deeper frames have more self time
+// (1.4 s against itself two times slower).
+func TestDiffByTotalLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two profiles of 20 k frames")
+	}
+	const n = 20_000
+	ramp := func(k int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2]}`)
+		for i := 2; i <= n+1; i++ {
+			b.WriteString(`,{"id":` + strconv.Itoa(i) + `,"callFrame":{"functionName":"f` + strconv.Itoa(i) + `","scriptId":"1","url":"a.js","lineNumber":` + strconv.Itoa(i) + `,"columnNumber":0}`)
+			if i <= n {
+				b.WriteString(`,"children":[` + strconv.Itoa(i+1) + `]`)
+			}
+			b.WriteString(`}`)
+		}
+		var samples, deltas []string
+		end := 0
+		for i := range n {
+			samples = append(samples, strconv.Itoa(i+2))
+			deltas = append(deltas, strconv.Itoa(k*(i+1)))
+			end += k * (i + 1)
+		}
+		b.WriteString(`],"startTime":0,"endTime":` + strconv.Itoa(end) + `,"samples":[` + strings.Join(samples, ",") + `],"timeDeltas":[` + strings.Join(deltas, ",") + `]}`)
+		return []byte(b.String())
+	}
+	dir := t.TempDir()
+	base, slow := filepath.Join(dir, "base.cpuprofile"), filepath.Join(dir, "slow.cpuprofile")
+	b, s := ramp(1), ramp(2)
+	for name, data := range map[string][]byte{base: b, slow: s} {
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out string
+	fuzzcheck.Speed(t, append(b, s...), func() { out = mustRun(t, nil, "diff", "--tree", "--by", "total", "-n", "3", base, slow) })
+	// The outermost function and path first: the largest change of total
+	// time.
+	if !strings.Contains(out, "+200009.999  f2  a.js:3:1\n") || !strings.Contains(out, "+200009.999  f2\n") {
+		t.Errorf("diff --by total: f2 is not first:\n%s", out)
 	}
 }
