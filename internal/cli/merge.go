@@ -128,9 +128,7 @@ func runMerge(e *env, args []string) error {
 		case "folded":
 			fw := folded.NewWriter(p)
 			for _, ts := range stacks {
-				for s := range ts.Stacks {
-					fw.Add(s.Frames, s.Weight)
-				}
+				fw.AddThread("", ts)
 			}
 			_, err := fw.WriteTo(w)
 			return err
