@@ -484,10 +484,13 @@ func (t *Thread) stacks(ctx context.Context, opts view.Options, withFrames bool)
 		// 500 M frames).
 		var frames []profile.FrameID
 		var path, tmp []int32
-		depth := make([]int32, len(tree.TopDown)) // nodes on the path, root excluded
+		var depth []int32 // nodes on the path, root excluded
 		frameOf := paths.Frame
-		for n := 1; n < len(tree.TopDown); n++ {
-			depth[n] = depth[tree.TopDown[n].Parent] + 1 // parents come first
+		if withFrames {
+			depth = make([]int32, len(tree.TopDown))
+			for n := 1; n < len(tree.TopDown); n++ {
+				depth[n] = depth[tree.TopDown[n].Parent] + 1 // parents come first
+			}
 		}
 		cur := int32(-2) // the output node of st
 		// The frames of the paths met, while they fit stackCacheFrames: a
