@@ -2,8 +2,9 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
@@ -50,27 +51,26 @@ func runTree(e *env, args []string) error {
 	}
 	w := bufio.NewWriter(e.stdout)
 	defer w.Flush()
-	out := report.Tree{Threads: []report.TreeThread{}}
+	if *asJSON {
+		w.WriteString(`{"threads":[`)
+	}
 	for i, ta := range l.threads {
-		nodes := ta.tree.TopDown
-		if *bottomUp {
-			nodes = ta.tree.BottomUp(*depth)
-			// The top level is the per-function table, under the semantics.
-			for c := nodes[0].FirstChild; c >= 0; c = nodes[c].NextSibling {
-				f := &ta.funcs[nodes[c].Func]
-				nodes[c].Self, nodes[c].Total = f.Self, f.Total
-			}
-		}
 		total := ta.tree.TopDown[0].Total
 		minTime := profile.Time(float64(total) * *minPct / 100)
-		pr := treePrinter{w: w, p: l.profile, t: ta.tree, nodes: nodes, total: total, min: minTime, depth: *depth, by: calltree.ByTotal}
+		pr := treePrinter{w: w, p: l.profile, t: ta.tree, root: ta.tree.TopDown[0], total: total, min: minTime, depth: *depth, by: calltree.ByTotal}
 		if *bottomUp {
-			pr.by = calltree.BySelf
+			// The bottom-up tree is walked, not held: its size is the sum
+			// of the top-down nodes' depths (GBs on a deep profile).
+			pr.by, pr.funcs, pr.root = calltree.BySelf, ta.funcs, ta.tree.BottomUpRoot()
 		}
 		th := l.thread(ta)
 		if *asJSON {
-			out.Threads = append(out.Threads, report.TreeThread{Thread: reportThread(th), SampledMs: report.Millis(total),
-				BottomUp: *bottomUp, Nodes: pr.table()})
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			if err := pr.json(report.TreeThread{Thread: reportThread(th), SampledMs: report.Millis(total), BottomUp: *bottomUp}); err != nil {
+				return err
+			}
 			continue
 		}
 		if i > 0 {
@@ -83,21 +83,24 @@ func runTree(e *env, args []string) error {
 			kind = "bottom-up; total time: " + sems[i].String()
 		}
 		fmt.Fprintf(w, "thread pid %d tid %d \"%s\": %s, %s\n", th.PID, th.TID, visible(th.Name), timeLabel(ta), kind)
-		pr.u = unitFor(maxTime(nodes[0].Total, total))
+		pr.u = unitFor(maxTime(pr.root.Total, total))
 		fmt.Fprintf(w, "%10s %6s %10s  %s\n", pr.u.header("total"), "total%", pr.u.header("self"), "function")
 		pr.text()
 	}
 	if *asJSON {
-		return writeJSON(w, out)
+		w.WriteString("]}\n")
 	}
 	return nil
 }
 
+// treePrinter prints a thread's top-down tree, or with funcs its bottom-up
+// tree, as text or JSON.
 type treePrinter struct {
-	w     io.Writer
+	w     *bufio.Writer
 	p     *profile.Profile
 	t     *calltree.Tree
-	nodes []calltree.Node
+	root  calltree.Node
+	funcs []calltree.Function // the bottom-up tree's functions, under the semantics: nil for the top-down tree
 	total profile.Time
 	min   profile.Time
 	depth int
@@ -105,70 +108,105 @@ type treePrinter struct {
 	u     unit        // of the text's times
 }
 
-func (pr *treePrinter) visible(n int32, depth int) bool {
-	v := pr.nodes[n].Total
+func (pr *treePrinter) visible(nd *calltree.Node, depth int) bool {
+	v := nd.Total
 	if pr.by == calltree.BySelf {
-		v = pr.nodes[n].Self
+		v = nd.Self
 	}
-	return (pr.depth <= 0 || depth <= pr.depth) && v >= pr.min && (pr.nodes[n].Total > 0 || pr.nodes[n].Self > 0)
+	return (pr.depth <= 0 || depth <= pr.depth) && v >= pr.min && (nd.Total > 0 || nd.Self > 0)
 }
 
-// text prints the tree without recursion.
-func (pr *treePrinter) text() {
+// walk calls visit for each visible node below the root, depth first,
+// children largest first: the top-down tree's nodes, or the bottom-up
+// tree's as calltree.Tree.WalkBottomUp makes them, the top level's
+// numbers those of its functions under the semantics. A node hidden hides
+// its subtree.
+func (pr *treePrinter) walk(visit func(nd *calltree.Node, depth int)) {
+	if pr.funcs != nil {
+		top := func(nd *calltree.Node) {
+			f := &pr.funcs[nd.Func]
+			nd.Self, nd.Total = f.Self, f.Total
+		}
+		pr.t.WalkBottomUp(top, func(nd *calltree.Node, depth int) bool {
+			if !pr.visible(nd, depth) {
+				return false
+			}
+			visit(nd, depth)
+			return true
+		})
+		return
+	}
+	nodes := pr.t.TopDown
 	type item struct {
 		n     int32
 		depth int
 	}
 	var stack []item
 	push := func(n int32, depth int) {
-		kids := calltree.Children(pr.nodes, n, pr.by)
+		kids := calltree.Children(nodes, n, pr.by)
 		for k := len(kids) - 1; k >= 0; k-- {
-			if pr.visible(kids[k], depth) {
+			if pr.visible(&nodes[kids[k]], depth) {
 				stack = append(stack, item{kids[k], depth})
 			}
 		}
 	}
 	push(0, 1)
-	var line strings.Builder
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		nd := &pr.nodes[it.n]
-		line.Reset()
-		fmt.Fprintf(&line, "%10s %5.1f%% %10s  %s%s\n", pr.u.fmt(nd.Total), pct(nd.Total, pr.total), pr.u.fmt(nd.Self),
-			strings.Repeat("  ", it.depth-1), funcLabel(pr.p, &pr.t.Funcs[nd.Func]))
-		io.WriteString(pr.w, line.String())
+		visit(&nodes[it.n], it.depth)
 		push(it.n, it.depth+1)
 	}
 }
 
-// table returns the visible nodes as a flat table, in the order text
-// prints them (depth-first, children largest first), each after its parent.
-func (pr *treePrinter) table() []report.TreeNode {
-	root := &pr.nodes[0]
-	out := []report.TreeNode{{Parent: -1, Function: report.Function{Line: -1, Col: -1}, SelfMs: report.Millis(root.Self), TotalMs: report.Millis(root.Total), Calls: root.Calls}}
-	type item struct {
-		n      int32
-		parent int32 // index in out
-		depth  int32
+// text prints the tree, a line per node indented by its depth.
+func (pr *treePrinter) text() {
+	var line strings.Builder
+	pr.walk(func(nd *calltree.Node, depth int) {
+		line.Reset()
+		fmt.Fprintf(&line, "%10s %5.1f%% %10s  %s%s\n", pr.u.fmt(nd.Total), pct(nd.Total, pr.total), pr.u.fmt(nd.Self),
+			strings.Repeat("  ", depth-1), funcLabel(pr.p, &pr.t.Funcs[nd.Func]))
+		pr.w.WriteString(line.String())
+	})
+}
+
+// json writes the thread th with its visible nodes as a flat table
+// (report.TreeThread), in the order text prints them, each after its
+// parent: the bytes json.Marshal makes of the whole, written a node at a
+// time, for memory in the input rather than in the output (a deep
+// profile's bottom-up table is GBs).
+func (pr *treePrinter) json(th report.TreeThread) error {
+	th.Nodes = []report.TreeNode{}
+	head, err := json.Marshal(th)
+	if err != nil {
+		return err
 	}
-	var stack []item
-	push := func(n, at, depth int32) {
-		kids := calltree.Children(pr.nodes, n, pr.by)
-		for k := len(kids) - 1; k >= 0; k-- {
-			if pr.visible(kids[k], int(depth)) {
-				stack = append(stack, item{kids[k], at, depth})
-			}
+	head, ok := bytes.CutSuffix(head, []byte(`"nodes":[]}`))
+	if !ok {
+		return fmt.Errorf("tree JSON: the nodes are not the thread's last field")
+	}
+	pr.w.Write(head)
+	pr.w.WriteString(`"nodes":[`)
+	root := &pr.root
+	node := func(n report.TreeNode) {
+		b, e := json.Marshal(n)
+		if e != nil && err == nil {
+			err = e
 		}
+		pr.w.Write(b)
 	}
-	push(0, 0, 1)
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		nd := &pr.nodes[it.n]
-		out = append(out, report.TreeNode{Parent: it.parent, Depth: it.depth, Function: reportFunction(pr.p, &pr.t.Funcs[nd.Func]),
+	node(report.TreeNode{Parent: -1, Function: report.Function{Line: -1, Col: -1}, SelfMs: report.Millis(root.Self), TotalMs: report.Millis(root.Total), Calls: root.Calls})
+	// at[d] is the index of the last node written at depth d: the parent
+	// of the next node at depth d+1.
+	at := []int32{0}
+	count := int32(1)
+	pr.walk(func(nd *calltree.Node, depth int) {
+		at = append(at[:depth], count)
+		pr.w.WriteByte(',')
+		node(report.TreeNode{Parent: at[depth-1], Depth: int32(depth), Function: reportFunction(pr.p, &pr.t.Funcs[nd.Func]),
 			SelfMs: report.Millis(nd.Self), TotalMs: report.Millis(nd.Total), Calls: nd.Calls})
-		push(it.n, int32(len(out)-1), it.depth+1)
-	}
-	return out
+		count++
+	})
+	pr.w.WriteString("]}")
+	return err
 }
