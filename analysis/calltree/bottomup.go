@@ -16,6 +16,96 @@ func (t *Tree) BottomUpRoot() Node {
 	return root
 }
 
+// LazyBottomUp makes the bottom-up tree that BottomUp makes a level at a
+// time, as DevTools' Bottom-Up tab opens it: a node is the top-down nodes
+// n whose inverted path it ends, each with the ancestor its path has
+// reached (a BottomUpPair); its callers group them by the function of
+// that ancestor's parent, and n's time (its self time, and its total if it
+// is the outermost call of its function) flows to every node on the path.
+// A tree's size is the sum of the depths of its top-down nodes with time
+// (GBs on a deep profile); made a level at a time, only the levels looked
+// at are held. Not safe for concurrent use.
+type LazyBottomUp struct {
+	t     *Tree
+	outer []bool // per top-down node, the outermost call of its function
+	index map[FuncID]int32
+}
+
+// BottomUpPair is a top-down node whose inverted path a bottom-up node
+// ends (Leaf), with the ancestor of Leaf the path has reached (At).
+type BottomUpPair struct{ Leaf, At int32 }
+
+// BottomUpGroup is a bottom-up node: its numbers (Func, Self, Total and
+// Calls; the links are −1) and the pairs that make its callers.
+type BottomUpGroup struct {
+	Node  Node
+	Pairs []BottomUpPair
+}
+
+// LazyBottomUp returns the lazy maker of t's bottom-up tree.
+func (t *Tree) LazyBottomUp() *LazyBottomUp {
+	return &LazyBottomUp{t: t, outer: t.outermost(), index: map[FuncID]int32{}}
+}
+
+// Top returns the pairs of the root: every top-down node with time, in
+// order.
+func (b *LazyBottomUp) Top() []BottomUpPair {
+	td := b.t.TopDown
+	var all []BottomUpPair
+	for n := int32(1); n < int32(len(td)); n++ {
+		if td[n].Self != 0 || b.outer[n] && td[n].Total != 0 {
+			all = append(all, BottomUpPair{n, n})
+		}
+	}
+	return all
+}
+
+// Children returns the children of the bottom-up node whose pairs are
+// given (in leaf order), in the order BottomUp makes them (that of their
+// first leaf): for the root (top) the functions of the leaves, with their
+// calls, else the callers of the ancestors reached.
+func (b *LazyBottomUp) Children(pairs []BottomUpPair, top bool) []BottomUpGroup {
+	td := b.t.TopDown
+	clear(b.index)
+	var kids []BottomUpGroup
+	for _, p := range pairs {
+		at := p.At
+		if !top {
+			if at = td[at].Parent; at <= 0 {
+				continue
+			}
+		}
+		f := td[at].Func
+		k, ok := b.index[f]
+		if !ok {
+			k = int32(len(kids))
+			kids = append(kids, BottomUpGroup{Node: Node{Func: f, Parent: -1, FirstChild: -1, NextSibling: -1}})
+			b.index[f] = k
+		}
+		c := &kids[k]
+		c.Node.Self += td[p.Leaf].Self
+		if b.outer[p.Leaf] {
+			c.Node.Total += td[p.Leaf].Total
+		}
+		if top {
+			c.Node.Calls += td[p.Leaf].Calls
+		}
+		c.Pairs = append(c.Pairs, BottomUpPair{p.Leaf, at})
+	}
+	return kids
+}
+
+// HasCallers reports whether a bottom-up node with these pairs has
+// children.
+func (b *LazyBottomUp) HasCallers(pairs []BottomUpPair) bool {
+	for _, p := range pairs {
+		if b.t.TopDown[p.At].Parent > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // WalkBottomUp walks the bottom-up tree that BottomUp makes, depth first,
 // without making it: enter is called for each node below the root in
 // preorder, with its depth (1 for the top level), each node's children
@@ -27,31 +117,28 @@ func (t *Tree) BottomUpRoot() Node {
 // functions' under other total-time semantics) before the level is
 // ordered.
 //
-// BottomUp holds the whole tree, whose size is the sum of the depths of
-// the top-down nodes with time (a deep profile's is 30 M nodes, GBs); the
-// walk holds, per level of the node it is at, the callers still to visit
-// and the top-down nodes that reach them. It is the lazy tree DevTools'
-// Bottom-Up tab opens node by node: a node is the top-down nodes n whose
-// inverted path it ends, each with the ancestor a its path has reached;
-// its callers group them by the function of a's parent, and n's time
-// (its self time, and its total if it is the outermost call of its
-// function) flows to every node on the path.
+// The walk holds, per level of the node it is at, the callers still to
+// visit and the top-down nodes that reach them (LazyBottomUp), not the
+// whole tree.
 func (t *Tree) WalkBottomUp(top func(n *Node), enter func(n *Node, depth int) bool) {
-	td := t.TopDown
-	outer := t.outermost()
-	var all []buPair
-	for n := int32(1); n < int32(len(td)); n++ {
-		if td[n].Self != 0 || outer[n] && td[n].Total != 0 {
-			all = append(all, buPair{n, n})
+	b := t.LazyBottomUp()
+	order := func(kids []BottomUpGroup) []BottomUpGroup {
+		// Stable: ties stay in the order of their first leaf.
+		slices.SortStableFunc(kids, func(x, y BottomUpGroup) int { return cmp.Compare(y.Node.Self, x.Node.Self) })
+		return kids
+	}
+	first := b.Children(b.Top(), true)
+	if top != nil {
+		for i := range first {
+			top(&first[i].Node)
 		}
 	}
-	var index map[FuncID]int32
 	// level holds the children of one node still to visit, in order.
 	type level struct {
-		kids []buChild
+		kids []BottomUpGroup
 		next int
 	}
-	levels := []level{{kids: t.buChildren(all, true, outer, &index, top)}}
+	levels := []level{{kids: order(first)}}
 	for len(levels) > 0 {
 		l := &levels[len(levels)-1]
 		if l.next == len(l.kids) {
@@ -60,69 +147,13 @@ func (t *Tree) WalkBottomUp(top func(n *Node), enter func(n *Node, depth int) bo
 		}
 		c := &l.kids[l.next]
 		l.next++
-		if !enter(&c.node, len(levels)) {
+		if !enter(&c.Node, len(levels)) {
 			continue
 		}
-		pairs := c.pairs
-		c.pairs = nil // visited: its callers hold what they need
-		if kids := t.buChildren(pairs, false, outer, &index, nil); len(kids) > 0 {
-			levels = append(levels, level{kids: kids})
+		pairs := c.Pairs
+		c.Pairs = nil // visited: its callers hold what they need
+		if kids := b.Children(pairs, false); len(kids) > 0 {
+			levels = append(levels, level{kids: order(kids)})
 		}
 	}
-}
-
-// buPair is a top-down node whose inverted path a bottom-up node ends
-// (leaf), with the ancestor of leaf the path has reached (at).
-type buPair struct{ leaf, at int32 }
-
-// buChild is a bottom-up node made by buChildren.
-type buChild struct {
-	node  Node
-	pairs []buPair
-}
-
-// buChildren returns the children of a bottom-up node whose pairs are
-// given (in leaf order), sorted as Children sorts BottomUp's: for the
-// root (top) the functions of the leaves, else the callers of the
-// ancestors reached. adjust, if not nil, changes each child's numbers
-// before they are ordered.
-func (t *Tree) buChildren(pairs []buPair, top bool, outer []bool, index *map[FuncID]int32, adjust func(*Node)) []buChild {
-	td := t.TopDown
-	if *index == nil {
-		*index = map[FuncID]int32{}
-	}
-	clear(*index)
-	var kids []buChild
-	for _, p := range pairs {
-		at := p.at
-		if !top {
-			if at = td[at].Parent; at <= 0 {
-				continue
-			}
-		}
-		f := td[at].Func
-		k, ok := (*index)[f]
-		if !ok {
-			k = int32(len(kids))
-			kids = append(kids, buChild{node: Node{Func: f, Parent: -1, FirstChild: -1, NextSibling: -1}})
-			(*index)[f] = k
-		}
-		c := &kids[k]
-		c.node.Self += td[p.leaf].Self
-		if outer[p.leaf] {
-			c.node.Total += td[p.leaf].Total
-		}
-		if top {
-			c.node.Calls += td[p.leaf].Calls
-		}
-		c.pairs = append(c.pairs, buPair{p.leaf, at})
-	}
-	if adjust != nil {
-		for i := range kids {
-			adjust(&kids[i].node)
-		}
-	}
-	// Made in the order of their first leaf, as BottomUp makes them.
-	slices.SortStableFunc(kids, func(a, b buChild) int { return cmp.Compare(b.node.Self, a.node.Self) })
-	return kids
 }
