@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"time"
 )
@@ -23,6 +24,8 @@ import (
 //	                            the end of each phase and write the live
 //	                            heap's profile to F.N-phase (N from 1); the
 //	                            phases' times then include the collections
+//	JSPROF_DEBUG_TRACE=F        write a Go execution trace of the command to F
+//	                            (go tool trace F): what each core runs when
 //
 // and for jsprof record, JSPROF_DEBUG_PROTOCOL=F writes every DevTools-
 // protocol message sent and received to F (record.NodeOptions.ProtocolLog).
@@ -130,11 +133,13 @@ func peakRSSKiB() int64 {
 }
 
 // startCPUProfile starts the Go CPU profile JSPROF_DEBUG_CPUPROFILE asks
-// for; the returned function stops it.
+// for, and the execution trace JSPROF_DEBUG_TRACE asks for; the returned
+// function stops them.
 func startCPUProfile(stderr io.Writer) func() {
+	stopTrace := startTrace(stderr)
 	name := os.Getenv("JSPROF_DEBUG_CPUPROFILE")
 	if name == "" {
-		return func() {}
+		return stopTrace
 	}
 	f, err := os.Create(name)
 	if err == nil {
@@ -142,10 +147,32 @@ func startCPUProfile(stderr io.Writer) func() {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "jsprof: JSPROF_DEBUG_CPUPROFILE: %v\n", err)
+		return stopTrace
+	}
+	return func() {
+		stopTrace()
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
+// startTrace starts the execution trace JSPROF_DEBUG_TRACE asks for; the
+// returned function stops it.
+func startTrace(stderr io.Writer) func() {
+	name := os.Getenv("JSPROF_DEBUG_TRACE")
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	if err == nil {
+		err = trace.Start(f)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "jsprof: JSPROF_DEBUG_TRACE: %v\n", err)
 		return func() {}
 	}
 	return func() {
-		pprof.StopCPUProfile()
+		trace.Stop()
 		f.Close()
 	}
 }
