@@ -56,6 +56,19 @@ func read(st *input.Stream, opts Options) (*profile.Profile, error) {
 			defer m.Close()
 			return f.parseMapped(m.Data, opts, mappedRelease(m, opts.Input), func(lo, hi int64) { m.Release(lo, hi) })
 		}
+		if f.stream == nil {
+			// Read whole anyway (standard input, a pipe, gzip): into
+			// memory mapped for it rather than a heap buffer grown by
+			// doubling. The progress was the reading's.
+			m, err := st.ReadMapped()
+			if err == nil {
+				defer m.Close()
+				return f.parseMapped(m.Data, opts, mappedRelease(m, input.Options{Context: opts.Input.Context}), func(int64, int64) {})
+			}
+			if !errors.Is(err, input.ErrNotMapped) {
+				return nil, err
+			}
+		}
 	}
 	if f != nil && f.stream != nil {
 		return f.stream(st, opts)

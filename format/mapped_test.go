@@ -2,8 +2,10 @@ package format
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -160,5 +162,155 @@ func TestMappedCancel(t *testing.T) {
 	_, err := ReadFile(path, nil, Options{Input: input.Options{Context: ctx}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// onlyReader hides a reader's type: a pipe, as far as input.Open can tell.
+type onlyReader struct{ r *bytes.Reader }
+
+func (o onlyReader) Read(b []byte) (int, error) { return o.r.Read(b) }
+
+// TestReadMappedSameProfile reads a .cpuprofile that cannot be mapped as a
+// file (a pipe, gzip, standard input at an offset) and one that is standard
+// input redirected from a file: each must give the profile Parse makes of
+// the same bytes, as the named file does.
+func TestReadMappedSameProfile(t *testing.T) {
+	path, data := bigProfile(t)
+	want, err := Parse(data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	gzPath := filepath.Join(t.TempDir(), "big.cpuprofile.gz")
+	if err := os.WriteFile(gzPath, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdinFile := func(path string, skip int64) *os.File {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		if _, err := f.Seek(skip, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	// Standard input at an offset is read from there: the document after
+	// a byte another process has read.
+	spaced := filepath.Join(t.TempDir(), "spaced.cpuprofile")
+	if err := os.WriteFile(spaced, append([]byte("x"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		file  string
+		stdin io.Reader
+	}{
+		{"pipe", "-", onlyReader{bytes.NewReader(data)}},
+		{"gzip pipe", "-", onlyReader{bytes.NewReader(gz.Bytes())}},
+		{"gzip file", gzPath, nil},
+		{"stdin file", "-", stdinFile(path, 0)},
+		{"stdin file at an offset", "-", stdinFile(spaced, 1)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ReadFile(c.file, c.stdin, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Error("the profile differs from Parse's")
+			}
+		})
+	}
+}
+
+// TestStdinFileMapped checks that standard input redirected from a file is
+// mapped as the file is, and not when it has been read past its start.
+func TestStdinFileMapped(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("files are mapped on Linux only")
+	}
+	path, data := bigProfile(t)
+	for _, skip := range []int64{0, 1} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Seek(skip, io.SeekStart)
+		st, err := input.Open("-", f, input.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := st.Map()
+		switch {
+		case skip == 0 && err != nil:
+			t.Errorf("standard input from a file: Map: %v", err)
+		case skip == 0 && !bytes.Equal(m.Data, data):
+			t.Error("standard input from a file: the mapping is not the file")
+		case skip > 0 && err == nil:
+			t.Error("standard input past its start was mapped from the file's start")
+		}
+		if err == nil {
+			m.Close()
+		}
+		st.Close()
+		f.Close()
+	}
+}
+
+// errAfter is a pipe that breaks after n bytes.
+type errAfter struct {
+	r   io.Reader
+	n   int
+	err error
+}
+
+func (e *errAfter) Read(b []byte) (int, error) {
+	if e.n <= 0 {
+		return 0, e.err
+	}
+	k, err := e.r.Read(b[:min(len(b), e.n)])
+	e.n -= k
+	return k, err
+}
+
+// TestReadMappedErrors checks that reading standard input into memory
+// mapped for it reports what reading it into the heap did: the size limit,
+// a pipe that breaks, a gzip stream cut short. And the context still stops
+// the parser.
+func TestReadMappedErrors(t *testing.T) {
+	_, data := bigProfile(t)
+	broken := errors.New("broken pipe")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(data)
+	zw.Close()
+	for _, c := range []struct {
+		name  string
+		stdin io.Reader
+		opts  Options
+		want  error
+		text  string
+	}{
+		{"limit", onlyReader{bytes.NewReader(data)}, Options{Input: input.Options{MaxBytes: 5 << 20}}, input.ErrTooLarge, ""},
+		{"broken", &errAfter{r: bytes.NewReader(data), n: 3 << 20, err: broken}, Options{}, broken, ""},
+		{"gzip cut", onlyReader{bytes.NewReader(gz.Bytes()[:gz.Len()/2])}, Options{}, nil, "gzip"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ReadFile("-", c.stdin, c.opts)
+			if err == nil || c.want != nil && !errors.Is(err, c.want) || c.text != "" && !strings.Contains(err.Error(), c.text) {
+				t.Fatalf("err = %v, want %v %q", err, c.want, c.text)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ReadFile("-", onlyReader{bytes.NewReader(data)}, Options{Input: input.Options{Context: ctx}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: err = %v, want context.Canceled", err)
 	}
 }

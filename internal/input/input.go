@@ -76,6 +76,15 @@ func (s *Stream) Close() error {
 // Open opens the named file ("-" for stdin), decompressing gzip.
 func Open(name string, stdin io.Reader, opts Options) (*Stream, error) {
 	if name == "-" {
+		// Standard input redirected from a file (jsprof summary - < F)
+		// is that file, read from its start: mapped like a named one.
+		if f, ok := stdin.(*os.File); ok {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				if off, err := f.Seek(0, io.SeekCurrent); err == nil && off == 0 {
+					return openFile(f, st, nil, opts)
+				}
+			}
+		}
 		return open(stdin, -1, nil, opts)
 	}
 	f, err := os.Open(name)
@@ -91,6 +100,12 @@ func Open(name string, stdin io.Reader, opts Options) (*Stream, error) {
 		f.Close()
 		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
 	}
+	return openFile(f, st, f, opts)
+}
+
+// openFile opens the file f, whose FileInfo is st; c, if not nil, closes
+// it with the stream.
+func openFile(f *os.File, st fs.FileInfo, c io.Closer, opts Options) (*Stream, error) {
 	hint := st.Size()
 	gz := false
 	// A gzip member ends with ISIZE, the uncompressed size mod 2^32: a good
@@ -109,7 +124,7 @@ func Open(name string, stdin io.Reader, opts Options) (*Stream, error) {
 			hint = isize
 		}
 	}
-	s, err := open(f, hint, f, opts)
+	s, err := open(f, hint, c, opts)
 	if err == nil && !gz && st.Mode().IsRegular() {
 		s.file, s.fileSize = f, st.Size()
 	}

@@ -42,6 +42,16 @@ func (s *Stream) Map() (*Mapping, error) {
 	return m, nil
 }
 
+// ReadMapped reads the rest of the stream, whatever it is (standard input,
+// a pipe, gzip), into memory mapped for it, for a reader that wants the
+// whole document (ReadAll would copy it into the heap, growing its buffer
+// by doubling: 85 MB from a pipe took 0.3–0.6 s and 66 k page faults, the
+// mapping 0.1 s). It returns ErrNotMapped where anonymous memory cannot be
+// mapped; the stream is then unread. The mapping's Release is a no-op.
+func (s *Stream) ReadMapped() (*Mapping, error) {
+	return readAnon(s, s.max)
+}
+
 // Release tells that the bytes [lo, hi) of Data will not be read again
 // soon: the whole pages inside it leave the process's memory (they are
 // read back from the file if they are). Safe for concurrent use.
