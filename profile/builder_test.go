@@ -294,3 +294,46 @@ func TestCategories(t *testing.T) {
 		}
 	}
 }
+
+// TestNewFrame checks that frames added by NewFrame are classified as
+// Frame classifies them and are found by Frame afterwards, and that a
+// frame appended to the profile behind the builder's back is not.
+func TestNewFrame(t *testing.T) {
+	b := profile.NewBuilder("test")
+	c := profile.NewBuilder("test")
+	mk := func(b *profile.Builder, name, url string, line int32) profile.Frame {
+		return profile.Frame{Name: b.Intern(name), URL: b.Intern(url), ScriptID: b.Intern("0"), Line: line, Column: 1}
+	}
+	var ids []profile.FrameID
+	for i, name := range []string{"(root)", "(program)", "f", "(garbage collector)", "g"} {
+		url := "https://a.example/x.js"
+		if name[0] == '(' {
+			url = ""
+		}
+		ids = append(ids, b.NewFrame(mk(b, name, url, int32(i))))
+		if want := c.Frame(mk(c, name, url, int32(i))); ids[i] != want || b.P.Frames[ids[i]] != c.P.Frames[want] {
+			t.Fatalf("NewFrame(%s) = %d %+v, Frame gives %d %+v", name, ids[i], b.P.Frames[ids[i]], want, c.P.Frames[want])
+		}
+	}
+	// Appended directly (as merge does): not for Frame to find.
+	direct := profile.FrameID(len(b.P.Frames))
+	b.P.Frames = append(b.P.Frames, profile.Frame{Name: b.Intern("h"), Line: 9, Column: 1, Kind: profile.KindJS, Category: profile.CatJavaScript})
+	for i, name := range []string{"(root)", "(program)", "f", "(garbage collector)", "g"} {
+		url := "https://a.example/x.js"
+		if name[0] == '(' {
+			url = ""
+		}
+		if got := b.Frame(mk(b, name, url, int32(i))); got != ids[i] {
+			t.Errorf("Frame(%s) after NewFrame = %d, want %d", name, got, ids[i])
+		}
+	}
+	if got := b.Frame(profile.Frame{Name: b.Intern("h"), Line: 9, Column: 1}); got == direct {
+		t.Error("Frame found a frame the builder did not add")
+	}
+	// A frame that comes classified is deduplicated as Frame does.
+	f := mk(b, "f", "https://a.example/x.js", 2)
+	f.Kind = profile.KindNative
+	if got, want := b.NewFrame(f), b.Frame(f); got != want {
+		t.Errorf("NewFrame of a classified frame = %d, Frame = %d", got, want)
+	}
+}

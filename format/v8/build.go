@@ -226,14 +226,20 @@ func (p *parser) appendThread(th profile.Thread) error {
 	prof.LineTicks = jsonscan.Room(prof.LineTicks, len(p.ticks)) // those of unreachable nodes are left out
 	<-framesDone
 	// The profile's frames are made in preorder, as each first appears.
+	// frames holds distinct frames: into a builder that has none yet, they
+	// go without being looked up again.
 	frameID := make([]profile.FrameID, len(frames.frames)) // +1; 0: not made yet
+	newFrame := b.Frame
+	if len(prof.Frames) == 0 {
+		newFrame = b.NewFrame
+	}
 	for i, raw := range order {
 		rn := &p.nodes[raw]
 		k := frameOf[raw]
 		fid := frameID[k] - 1
 		if fid < 0 {
 			f := &frames.frames[k]
-			fid = b.Frame(profile.Frame{Name: f.name, URL: f.url, ScriptID: f.script, Line: f.line, Column: f.col, CodeType: f.codeType})
+			fid = newFrame(profile.Frame{Name: f.name, URL: f.url, ScriptID: f.script, Line: f.line, Column: f.col, CodeType: f.codeType})
 			frameID[k] = fid + 1
 		}
 		prof.Nodes = append(prof.Nodes, profile.Node{Parent: parentOf[i], Frame: fid, InputID: rn.id, HitCount: rn.hit, DeoptReason: rn.deopt})
