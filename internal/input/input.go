@@ -37,8 +37,10 @@ var ErrBomb = errors.New("gzip input expands suspiciously (a gzip bomb?)")
 
 // Options controls reading. The zero value reads up to DefaultMaxBytes.
 type Options struct {
-	MaxBytes int64            // decompressed size limit; 0 means DefaultMaxBytes
-	Progress func(read int64) // called now and then with the bytes read from the file so far
+	MaxBytes int64 // decompressed size limit; 0 means DefaultMaxBytes
+	// Progress is called now and then with the bytes read from the file so
+	// far, from one goroutine at a time, not always the caller's.
+	Progress func(read int64)
 	// Context, when not nil, cancels the read: the next read from the file
 	// after it is done fails with its error.
 	Context context.Context
@@ -150,8 +152,11 @@ func open(r io.Reader, sizeHint int64, c io.Closer, opts Options) (*Stream, erro
 			s.Close()
 			return nil, fmt.Errorf("reading gzip header: %w", err)
 		}
-		s.closers = append(s.closers, zr)
-		src = &bombGuard{r: &gzipErrors{r: zr}, in: cr, explicit: opts.MaxBytes > 0}
+		// Inflated on a core of its own, ahead of the reader. gzip's
+		// Close only reports the error a read already has.
+		ahead := newAheadReader(&bombGuard{r: &gzipErrors{r: zr}, in: cr, explicit: opts.MaxBytes > 0})
+		s.closers = append(s.closers, ahead)
+		src = ahead
 	}
 	if s.SizeHint > max {
 		s.SizeHint = max
