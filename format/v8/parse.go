@@ -850,6 +850,11 @@ func (p *parser) parsePositionTicks(n *rawNode, base fmt.Stringer, suffix string
 				return p.fail(s.Offset(), fmt.Sprintf("%s[%d].%s", path(), i, key), err)
 			}
 		}
+		if len(p.ticks) == cap(p.ticks) {
+			// Doubled: append grows a large slice by a quarter, which
+			// allocated five to eight times the ticks' final size.
+			p.ticks = jsonscan.Room(p.ticks, max(len(p.ticks), 256))
+		}
 		p.ticks = append(p.ticks, lt)
 	}
 	n.ticks = [2]int32{int32(start), int32(len(p.ticks))}

@@ -173,6 +173,7 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 		n.ticks[0] += ticks
 		n.ticks[1] += ticks
 	}
+	p.ticks = jsonscan.Room(p.ticks, len(q.ticks))
 	for _, t := range q.ticks {
 		t.Node += profile.NodeID(base)
 		p.ticks = append(p.ticks, t)
