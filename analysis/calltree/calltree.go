@@ -123,14 +123,19 @@ func buildWindowWalk(tl *calls.Timeline, from, to profile.Time) *Tree {
 // newTree returns an empty tree for thread th of p.
 func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
 	thr := &p.Threads[th]
+	// At most a function per frame or node: sized so, the functions are
+	// not grown by a quarter at a time (40 k functions allocated 10 MB).
+	funcs := min(len(p.Frames), thr.Nodes.Len())
 	return &Tree{
 		Profile:  p,
 		Thread:   th,
 		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
+		Funcs:    make([]Function, 0, funcs),
 		NodeSelf: make([]profile.Time, thr.Nodes.Len()),
 		pathSelf: newPathCosts(thr.Nodes.Len()),
 		thread:   thr,
-		funcOf:   map[profile.FunctionKey]FuncID{},
+		funcOf:   make(map[profile.FunctionKey]FuncID, funcs),
+		onStack:  make([]int32, 0, funcs),
 		frameFn:  make([]FuncID, len(p.Frames)),
 		childIdx: map[[2]int32]int32{},
 	}
