@@ -49,6 +49,7 @@ type phaseRow struct {
 	name          string
 	wall          time.Duration
 	alloc, heapMB float64
+	peakMB        float64 // the process's peak RSS so far
 }
 
 func newPhaseLog(w io.Writer) *phaseLog {
@@ -72,7 +73,7 @@ func (p *phaseLog) mark(name string) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	now := time.Now()
-	p.rows = append(p.rows, phaseRow{p.cur, now.Sub(p.start), float64(ms.TotalAlloc-p.alloc) / 1e6, float64(ms.HeapAlloc) / 1e6})
+	p.rows = append(p.rows, phaseRow{p.cur, now.Sub(p.start), float64(ms.TotalAlloc-p.alloc) / 1e6, float64(ms.HeapAlloc) / 1e6, float64(peakRSSKiB()) * 1024 / 1e6})
 	p.cur, p.start, p.alloc = name, now, ms.TotalAlloc
 }
 
@@ -99,14 +100,14 @@ func (p *phaseLog) finish() {
 	p.mark("")
 	w := bufio.NewWriter(p.w)
 	defer w.Flush()
-	fmt.Fprintf(w, "%-48s %9s %10s %9s\n", "phase", "wall ms", "alloc MB", "heap MB")
+	fmt.Fprintf(w, "%-48s %9s %10s %9s %9s\n", "phase", "wall ms", "alloc MB", "heap MB", "peak MB")
 	var alloc float64
 	for _, r := range p.rows {
 		if r.wall < 50*time.Microsecond && r.alloc < 0.05 {
 			continue
 		}
 		alloc += r.alloc
-		fmt.Fprintf(w, "%-48s %9.1f %10.1f %9.1f\n", r.name, r.wall.Seconds()*1e3, r.alloc, r.heapMB)
+		fmt.Fprintf(w, "%-48s %9.1f %10.1f %9.1f %9.1f\n", r.name, r.wall.Seconds()*1e3, r.alloc, r.heapMB, r.peakMB)
 	}
 	rss := "?"
 	if kb := peakRSSKiB(); kb > 0 {
