@@ -120,6 +120,17 @@ type writer struct {
 	// byPath holds the Sample of each (written thread, Stack.Path) seen.
 	byPath map[[2]int32]int
 	frames []profile.FrameID // a stack's frames, when they come from its path
+	// For stacks given as paths, a path's frames are told by a number
+	// instead of a key of all its locations (O(depth) bytes hashed and
+	// held per path: 54 MB for the many-nodes shape): frameSeq numbers
+	// each (number of the parent's frames, frame) once, so that two paths
+	// of the same frames get the same number; seqOf is the number of
+	// each path of the thread being written (0: not yet known), and
+	// bySeq the Sample of each (written thread, number).
+	frameSeq map[[2]int32]int32
+	seqOf    []int32
+	bySeq    map[[2]int32]int
+	walk     []int32
 }
 
 // leafOf is a frame of a written thread.
@@ -194,7 +205,9 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 		if ts.Stacks == nil {
 			continue
 		}
-		next := 0 // the first sample time not yet passed
+		wr.seqOf = wr.seqOf[:0]
+		byNumber := -1 // unknown until the first stack
+		next := 0      // the first sample time not yet passed
 		for s := range ts.Stacks {
 			if s.Weight <= 0 {
 				continue
@@ -229,11 +242,30 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 					continue
 				}
 			}
-			wr.frames = ts.StackFrames(s, wr.frames)
-			if len(wr.frames) == 0 {
-				continue
+			// A thread whose first stack is a path is written by numbers
+			// (see frameSeq), every stack of it; else by keys.
+			isPath := s.Frames == nil && ts.Paths != nil && s.Path > 0
+			if byNumber < 0 {
+				byNumber = 0
+				if isPath {
+					byNumber = 1
+				}
 			}
-			if err := wr.add(ti, wr.frames, count, s.Weight, name, num); err != nil {
+			var err error
+			switch {
+			case byNumber == 1 && isPath:
+				err = wr.addPath(ti, ts.Paths, s.Path, count, s.Weight, name, num)
+			case byNumber == 1:
+				if len(s.Frames) > 0 {
+					err = wr.addNumbered(ti, s.Frames, -1, count, s.Weight, name, num)
+				}
+			default:
+				wr.frames = ts.StackFrames(s, wr.frames)
+				if len(wr.frames) > 0 {
+					err = wr.add(ti, wr.frames, count, s.Weight, name, num, true)
+				}
+			}
+			if err != nil {
 				return nil, fmt.Errorf("thread %d: %w", ts.Thread, err)
 			}
 			if s.Path > 0 {
@@ -254,8 +286,79 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 	return wr.out, nil
 }
 
-// add adds one stack (root first) of the ti'th written thread.
-func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight profile.Time, thread string, num map[string][]int64) error {
+// addPath adds the stack of path p of paths, of the ti'th written thread,
+// as add does, with the path's frames told by a number (see frameSeq)
+// instead of a key of its locations.
+func (wr *writer) addPath(ti int, paths *profile.PathTree, p int32, count int64, weight profile.Time, thread string, num map[string][]int64) error {
+	if int(p) >= paths.Len() {
+		return fmt.Errorf("stack path %d out of range; the thread has %d", p, paths.Len())
+	}
+	if len(wr.seqOf) < paths.Len() {
+		wr.seqOf = append(wr.seqOf, make([]int32, paths.Len()-len(wr.seqOf))...)
+	}
+	// The numbers of p and of its ancestors not numbered yet, from the
+	// nearest numbered one down (parents come before their children).
+	wr.walk = wr.walk[:0]
+	for q := p; q > 0 && wr.seqOf[q] == 0; q = paths.Parent[q] {
+		if paths.Parent[q] < 0 || paths.Parent[q] >= q {
+			return fmt.Errorf("stack path %d has parent %d; parents come first", q, paths.Parent[q])
+		}
+		wr.walk = append(wr.walk, q)
+	}
+	for i := len(wr.walk) - 1; i >= 0; i-- {
+		q := wr.walk[i]
+		wr.seqOf[q] = wr.number(wr.seqOf[paths.Parent[q]], paths.Frame[q])
+	}
+	wr.frames = wr.frames[:0]
+	if _, ok := wr.bySeq[[2]int32{int32(ti), wr.seqOf[p]}]; !ok {
+		wr.frames = paths.AppendFrames(wr.frames, p)
+	}
+	return wr.addNumbered(ti, wr.frames, wr.seqOf[p], count, weight, thread, num)
+}
+
+// number returns the number of the frames numbered parent followed by f.
+func (wr *writer) number(parent int32, f profile.FrameID) int32 {
+	if wr.frameSeq == nil {
+		wr.frameSeq, wr.bySeq = map[[2]int32]int32{}, map[[2]int32]int{}
+	}
+	key := [2]int32{parent, int32(f)}
+	n, ok := wr.frameSeq[key]
+	if !ok {
+		n = int32(len(wr.frameSeq) + 1)
+		wr.frameSeq[key] = n
+	}
+	return n
+}
+
+// addNumbered adds the stack of frames numbered n (see frameSeq), or, with
+// n < 0, numbers frames first; frames may be empty when the number has a
+// Sample already.
+func (wr *writer) addNumbered(ti int, frames []profile.FrameID, n int32, count int64, weight profile.Time, thread string, num map[string][]int64) error {
+	if n < 0 {
+		n = 0
+		for _, f := range frames {
+			n = wr.number(n, f)
+		}
+	}
+	if wr.bySeq == nil {
+		wr.bySeq = map[[2]int32]int{}
+	}
+	key := [2]int32{int32(ti), n}
+	if i, ok := wr.bySeq[key]; ok {
+		wr.addTo(i, count, weight)
+		return nil
+	}
+	if err := wr.add(ti, frames, count, weight, thread, num, false); err != nil {
+		return err
+	}
+	wr.bySeq[key] = wr.last
+	return nil
+}
+
+// add adds one stack (root first) of the ti'th written thread; keyed, it
+// is merged with a Sample of the same locations by its key, else it is
+// new.
+func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight profile.Time, thread string, num map[string][]int64, keyed bool) error {
 	wr.stack = wr.stack[:0]
 	wr.key = binary.AppendUvarint(wr.key[:0], uint64(ti))
 	for i := len(frames) - 1; i >= 0; i-- {
@@ -265,24 +368,35 @@ func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight prof
 		}
 		loc := wr.location(f)
 		wr.stack = append(wr.stack, loc)
-		wr.key = binary.AppendUvarint(wr.key, loc.ID)
+		if keyed {
+			wr.key = binary.AppendUvarint(wr.key, loc.ID)
+		}
+	}
+	if !keyed {
+		wr.newSample(ti, frames, count, weight, thread, num)
+		return nil
 	}
 	if i, ok := wr.sampleIndex[string(wr.key)]; ok {
 		wr.addTo(i, count, weight)
 		return nil
 	}
+	wr.newSample(ti, frames, count, weight, thread, num)
+	wr.sampleIndex[string(wr.key)] = wr.last
+	return nil
+}
+
+// newSample adds a Sample of the locations in wr.stack.
+func (wr *writer) newSample(ti int, frames []profile.FrameID, count int64, weight profile.Time, thread string, num map[string][]int64) {
 	smp := &pprofile.Sample{
 		Location: slices.Clone(wr.stack),
 		Label:    map[string][]string{"thread": {thread}},
 		NumLabel: num,
 	}
 	wr.last = len(wr.out.Sample)
-	wr.sampleIndex[string(wr.key)] = wr.last
 	wr.out.Sample = append(wr.out.Sample, smp)
 	wr.leaf = append(wr.leaf, leafOf{ti, frames[len(frames)-1]})
 	smp.Value = []int64{0, 0}
 	wr.addTo(wr.last, count, weight)
-	return nil
 }
 
 // addTo adds a count and weight to the i'th Sample and to its leaf's flat
