@@ -104,33 +104,62 @@ type writer struct {
 	out   *pprofile.Profile
 	funcs map[funcKey]*pprofile.Function
 	locs  []*pprofile.Location // by FrameID; nil until used
-	// sampleIndex holds each Sample's index by its key (thread and
-	// locations); last is the index of the Sample added to last.
+	// samples are the pprof Samples, kept as sampleRec until they are
+	// encoded (encode.go); sampleIndex holds each one's index by its key
+	// (thread and locations); last is the index of the one added to last.
+	samples     []sampleRec
 	sampleIndex map[string]int
 	last        int
 	key         []byte
 	stack       []*pprofile.Location
-	// leaf holds, for each Sample (by index), the written thread and
+	// ids holds the location ids (leaf first) of the samples whose stack
+	// came as frames.
+	ids []uint64
+	// leaf holds, for each sample (by index), the written thread and
 	// frame that end it.
 	leaf []leafOf
 	// flat holds each frame's flat time and count by written thread.
 	flat map[leafOf][2]int64
 	// lineLocs holds the Locations of frames at given lines.
 	lineLocs map[lineLoc]*pprofile.Location
-	// byPath holds the Sample of each (written thread, Stack.Path) seen.
+	// byPath holds the sample of each (written thread, Stack.Path) seen.
 	byPath map[[2]int32]int
 	frames []profile.FrameID // a stack's frames, when they come from its path
+	// threads holds each written thread's labels and paths.
+	threads []threadOut
+
 	// For stacks given as paths, a path's frames are told by a number
 	// instead of a key of all its locations (O(depth) bytes hashed and
 	// held per path: 54 MB for the many-nodes shape): frameSeq numbers
 	// each (number of the parent's frames, frame) once, so that two paths
 	// of the same frames get the same number; seqOf is the number of
 	// each path of the thread being written (0: not yet known), and
-	// bySeq the Sample of each (written thread, number).
+	// bySeq the sample of each (written thread, number).
 	frameSeq map[[2]int32]int32
 	seqOf    []int32
 	bySeq    map[[2]int32]int
 	walk     []int32
+}
+
+// sampleRec is a pprof Sample before it is encoded: its locations are
+// those of a path of its thread (path ≥ 0), or ids[at:at+n] (leaf first);
+// line, if not 0, is the Location that replaces the leaf's (a sample split
+// over a frame's lines). Held as pprofile.Samples, the locations of the
+// many-nodes shape's 350 k paths (62 deep on average) were 173 MB of
+// pointers for the collector to scan, copied again to be encoded.
+type sampleRec struct {
+	ti    int32
+	path  int32
+	at, n int
+	line  uint64
+	value [2]int64
+}
+
+// threadOut is a written thread's labels and paths.
+type threadOut struct {
+	name  string
+	num   map[string][]int64
+	paths *profile.PathTree
 }
 
 // leafOf is a frame of a written thread.
@@ -150,21 +179,22 @@ type lineLoc struct {
 // frames and threads index (for a session, its Profile, which has the
 // trace events' frames); it is not modified.
 func Write(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks, opts Options) error {
-	out, err := convert(p, stacks, opts)
+	wr, err := convert(p, stacks, opts)
 	if err != nil {
 		return err
 	}
-	if err := out.CheckValid(); err != nil {
+	// The profile without its samples (they are checked as they are made).
+	if err := wr.out.CheckValid(); err != nil {
 		return fmt.Errorf("building pprof profile: %w", err)
 	}
-	if err := out.Write(w); err != nil {
+	if err := wr.encode(w); err != nil {
 		return fmt.Errorf("writing pprof profile: %w", err)
 	}
 	return nil
 }
 
-// convert builds the pprof profile.
-func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*pprofile.Profile, error) {
+// convert builds the pprof profile, its samples kept apart (wr.samples).
+func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*writer, error) {
 	for _, ts := range stacks {
 		if ts.Thread < 0 || int(ts.Thread) >= len(p.Threads) {
 			return nil, fmt.Errorf("no thread %d; the profile has %d", ts.Thread, len(p.Threads))
@@ -206,6 +236,7 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			continue
 		}
 		wr.seqOf = wr.seqOf[:0]
+		wr.threads = append(wr.threads, threadOut{name: name, num: num, paths: ts.Paths})
 		byNumber := -1 // unknown until the first stack
 		next := 0      // the first sample time not yet passed
 		for s := range ts.Stacks {
@@ -254,15 +285,15 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			var err error
 			switch {
 			case byNumber == 1 && isPath:
-				err = wr.addPath(ti, ts.Paths, s.Path, count, s.Weight, name, num)
+				err = wr.addPath(ti, ts.Paths, s.Path, count, s.Weight)
 			case byNumber == 1:
 				if len(s.Frames) > 0 {
-					err = wr.addNumbered(ti, s.Frames, -1, count, s.Weight, name, num)
+					err = wr.addNumbered(ti, s.Frames, -1, -1, count, s.Weight)
 				}
 			default:
 				wr.frames = ts.StackFrames(s, wr.frames)
 				if len(wr.frames) > 0 {
-					err = wr.add(ti, wr.frames, count, s.Weight, name, num, true)
+					err = wr.add(ti, wr.frames, -1, count, s.Weight, true)
 				}
 			}
 			if err != nil {
@@ -283,13 +314,13 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 		wr.out.Period = int64(median) // the median positive interval of all threads
 	}
 	wr.out.DurationNanos = int64(end - start)
-	return wr.out, nil
+	return wr, nil
 }
 
 // addPath adds the stack of path p of paths, of the ti'th written thread,
 // as add does, with the path's frames told by a number (see frameSeq)
 // instead of a key of its locations.
-func (wr *writer) addPath(ti int, paths *profile.PathTree, p int32, count int64, weight profile.Time, thread string, num map[string][]int64) error {
+func (wr *writer) addPath(ti int, paths *profile.PathTree, p int32, count int64, weight profile.Time) error {
 	if int(p) >= paths.Len() {
 		return fmt.Errorf("stack path %d out of range; the thread has %d", p, paths.Len())
 	}
@@ -313,7 +344,7 @@ func (wr *writer) addPath(ti int, paths *profile.PathTree, p int32, count int64,
 	if _, ok := wr.bySeq[[2]int32{int32(ti), wr.seqOf[p]}]; !ok {
 		wr.frames = paths.AppendFrames(wr.frames, p)
 	}
-	return wr.addNumbered(ti, wr.frames, wr.seqOf[p], count, weight, thread, num)
+	return wr.addNumbered(ti, wr.frames, wr.seqOf[p], p, count, weight)
 }
 
 // number returns the number of the frames numbered parent followed by f.
@@ -332,8 +363,8 @@ func (wr *writer) number(parent int32, f profile.FrameID) int32 {
 
 // addNumbered adds the stack of frames numbered n (see frameSeq), or, with
 // n < 0, numbers frames first; frames may be empty when the number has a
-// Sample already.
-func (wr *writer) addNumbered(ti int, frames []profile.FrameID, n int32, count int64, weight profile.Time, thread string, num map[string][]int64) error {
+// sample already. path is the stack's path of its thread, or −1.
+func (wr *writer) addNumbered(ti int, frames []profile.FrameID, n, path int32, count int64, weight profile.Time) error {
 	if n < 0 {
 		n = 0
 		for _, f := range frames {
@@ -348,17 +379,17 @@ func (wr *writer) addNumbered(ti int, frames []profile.FrameID, n int32, count i
 		wr.addTo(i, count, weight)
 		return nil
 	}
-	if err := wr.add(ti, frames, count, weight, thread, num, false); err != nil {
+	if err := wr.add(ti, frames, path, count, weight, false); err != nil {
 		return err
 	}
 	wr.bySeq[key] = wr.last
 	return nil
 }
 
-// add adds one stack (root first) of the ti'th written thread; keyed, it
-// is merged with a Sample of the same locations by its key, else it is
-// new.
-func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight profile.Time, thread string, num map[string][]int64, keyed bool) error {
+// add adds one stack (root first; the frames of the thread's path path,
+// or −1) of the ti'th written thread; keyed, it is merged with a sample of
+// the same locations by its key, else it is new.
+func (wr *writer) add(ti int, frames []profile.FrameID, path int32, count int64, weight profile.Time, keyed bool) error {
 	wr.stack = wr.stack[:0]
 	wr.key = binary.AppendUvarint(wr.key[:0], uint64(ti))
 	for i := len(frames) - 1; i >= 0; i-- {
@@ -373,29 +404,31 @@ func (wr *writer) add(ti int, frames []profile.FrameID, count int64, weight prof
 		}
 	}
 	if !keyed {
-		wr.newSample(ti, frames, count, weight, thread, num)
+		wr.newSample(ti, frames, path, count, weight)
 		return nil
 	}
 	if i, ok := wr.sampleIndex[string(wr.key)]; ok {
 		wr.addTo(i, count, weight)
 		return nil
 	}
-	wr.newSample(ti, frames, count, weight, thread, num)
+	wr.newSample(ti, frames, path, count, weight)
 	wr.sampleIndex[string(wr.key)] = wr.last
 	return nil
 }
 
-// newSample adds a Sample of the locations in wr.stack.
-func (wr *writer) newSample(ti int, frames []profile.FrameID, count int64, weight profile.Time, thread string, num map[string][]int64) {
-	smp := &pprofile.Sample{
-		Location: slices.Clone(wr.stack),
-		Label:    map[string][]string{"thread": {thread}},
-		NumLabel: num,
+// newSample adds a sample of the locations in wr.stack (those of path of
+// the thread, or −1: then they are kept in wr.ids).
+func (wr *writer) newSample(ti int, frames []profile.FrameID, path int32, count int64, weight profile.Time) {
+	rec := sampleRec{ti: int32(ti), path: path, n: len(wr.stack)}
+	if path < 0 {
+		rec.at = len(wr.ids)
+		for _, loc := range wr.stack {
+			wr.ids = append(wr.ids, loc.ID)
+		}
 	}
-	wr.last = len(wr.out.Sample)
-	wr.out.Sample = append(wr.out.Sample, smp)
+	wr.last = len(wr.samples)
+	wr.samples = append(wr.samples, rec)
 	wr.leaf = append(wr.leaf, leafOf{ti, frames[len(frames)-1]})
-	smp.Value = []int64{0, 0}
 	wr.addTo(wr.last, count, weight)
 }
 
@@ -403,9 +436,9 @@ func (wr *writer) newSample(ti int, frames []profile.FrameID, count int64, weigh
 // time.
 func (wr *writer) addTo(i int, count int64, weight profile.Time) {
 	wr.last = i
-	smp := wr.out.Sample[i]
-	smp.Value[0] += count
-	smp.Value[1] += int64(weight)
+	smp := &wr.samples[i]
+	smp.value[0] += count
+	smp.value[1] += int64(weight)
 	leaf := wr.leaf[i]
 	fl := wr.flat[leaf]
 	wr.flat[leaf] = [2]int64{fl[0] + count, fl[1] + int64(weight)}
@@ -568,12 +601,12 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 		return
 	}
 	// 2. Each frame's samples, split.
-	for j := range wr.out.Sample {
+	for j := range wr.samples {
 		if sp := splits[wr.leaf[j]]; sp != nil {
 			sp.samples = append(sp.samples, j)
 		}
 	}
-	parts := make([][2][]int64, len(wr.out.Sample)) // by sample: [count, ns] by line
+	parts := make([][2][]int64, len(wr.samples)) // by sample: [count, ns] by line
 	self := []int64{}
 	w := []int64{}
 	for _, sp := range splits {
@@ -584,7 +617,7 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 		for v := range 2 {
 			w = w[:0]
 			for _, j := range sp.samples {
-				w = append(w, wr.out.Sample[j].Value[v])
+				w = append(w, wr.samples[j].value[v])
 			}
 			for k, sh := range apportion(w, self, sp.den) {
 				parts[sp.samples[k]][v] = sh
@@ -592,37 +625,33 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 		}
 	}
 	// 3. The samples again, in their order, each followed by its lines.
-	in := wr.out.Sample
-	wr.out.Sample = make([]*pprofile.Sample, 0, len(in))
+	in := wr.samples
+	wr.samples = make([]sampleRec, 0, len(in))
 	for j, smp := range in {
 		sp := splits[wr.leaf[j]]
 		if sp == nil {
-			wr.out.Sample = append(wr.out.Sample, smp)
+			wr.samples = append(wr.samples, smp)
 			continue
 		}
-		rest := [2]int64{smp.Value[0], smp.Value[1]}
+		rest := smp.value
 		for v := range 2 {
 			for _, x := range parts[j][v] {
 				rest[v] -= x
 			}
 		}
 		if rest != [2]int64{} {
-			smp.Value = []int64{rest[0], rest[1]}
-			wr.out.Sample = append(wr.out.Sample, smp)
+			smp.value = rest
+			wr.samples = append(wr.samples, smp)
 		}
 		for i, ls := range sp.lines {
 			c, ns := parts[j][0][i], parts[j][1][i]
 			if c == 0 && ns == 0 {
 				continue
 			}
-			locs := slices.Clone(smp.Location)
-			locs[0] = wr.lineLocation(wr.leaf[j].frame, ls.Line)
-			wr.out.Sample = append(wr.out.Sample, &pprofile.Sample{
-				Location: locs,
-				Value:    []int64{c, ns},
-				Label:    smp.Label,
-				NumLabel: smp.NumLabel,
-			})
+			line := smp
+			line.line = wr.lineLocation(wr.leaf[j].frame, ls.Line).ID
+			line.value = [2]int64{c, ns}
+			wr.samples = append(wr.samples, line)
 		}
 	}
 }
