@@ -130,16 +130,23 @@ type writer struct {
 
 	// For stacks given as paths, a path's frames are told by a number
 	// instead of a key of all its locations (O(depth) bytes hashed and
-	// held per path: 54 MB for the many-nodes shape): frameSeq numbers
-	// each (number of the parent's frames, frame) once, so that two paths
-	// of the same frames get the same number; seqOf is the number of
-	// each path of the thread being written (0: not yet known), and
-	// bySeq the sample of each (written thread, number).
-	frameSeq map[[2]int32]int32
-	seqOf    []int32
-	bySeq    map[[2]int32]int
-	walk     []int32
+	// held per path: 54 MB for the many-nodes shape). The numbers of the
+	// thread being written are the nodes of a tree of frames: number 0 is
+	// the empty stack, and a number's children (numKid, numNext; frame
+	// numFrame) are found by a scan of up to fewKids of them, or in numMap;
+	// two paths of the same frames get the same number. seqOf is the
+	// number of each path of the thread (0: not yet known), sampleOf the
+	// sample of each number, plus one (0: none yet).
+	numKid, numNext, numKids []int32
+	numFrame                 []profile.FrameID
+	numMap                   map[[2]int32]int32
+	seqOf, sampleOf          []int32
+	walk                     []int32
 }
+
+// fewKids is how many children of a number number scans before it looks
+// them up in a map.
+const fewKids = 16
 
 // sampleRec is a pprof Sample before it is encoded: its locations are
 // those of a path of its thread (path ≥ 0), or ids[at:at+n] (leaf first);
@@ -236,6 +243,9 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			continue
 		}
 		wr.seqOf = wr.seqOf[:0]
+		wr.numKid, wr.numNext, wr.numKids = append(wr.numKid[:0], 0), append(wr.numNext[:0], 0), append(wr.numKids[:0], 0)
+		wr.numFrame, wr.sampleOf = append(wr.numFrame[:0], -1), append(wr.sampleOf[:0], 0)
+		clear(wr.numMap)
 		wr.threads = append(wr.threads, threadOut{name: name, num: num, paths: ts.Paths})
 		byNumber := -1 // unknown until the first stack
 		next := 0      // the first sample time not yet passed
@@ -265,21 +275,21 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			if len(s.Frames) == 0 && (ts.Paths == nil || s.Path <= 0) {
 				continue // idle or out-of-view time
 			}
-			if s.Path > 0 {
-				// A path seen before: no key to build (millions of stacks,
-				// thousands of paths).
-				if i, ok := wr.byPath[[2]int32{int32(ti), s.Path}]; ok {
-					wr.addTo(i, count, s.Weight)
-					continue
-				}
-			}
 			// A thread whose first stack is a path is written by numbers
-			// (see frameSeq), every stack of it; else by keys.
+			// (see numKid), every stack of it; else by keys.
 			isPath := s.Frames == nil && ts.Paths != nil && s.Path > 0
 			if byNumber < 0 {
 				byNumber = 0
 				if isPath {
 					byNumber = 1
+				}
+			}
+			if byNumber == 0 && s.Path > 0 {
+				// A path seen before: no key to build (millions of stacks,
+				// thousands of paths).
+				if i, ok := wr.byPath[[2]int32{int32(ti), s.Path}]; ok {
+					wr.addTo(i, count, s.Weight)
+					continue
 				}
 			}
 			var err error
@@ -299,7 +309,7 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			if err != nil {
 				return nil, fmt.Errorf("thread %d: %w", ts.Thread, err)
 			}
-			if s.Path > 0 {
+			if byNumber == 0 && s.Path > 0 {
 				if wr.byPath == nil {
 					wr.byPath = map[[2]int32]int{}
 				}
@@ -318,7 +328,7 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 }
 
 // addPath adds the stack of path p of paths, of the ti'th written thread,
-// as add does, with the path's frames told by a number (see frameSeq)
+// as add does, with the path's frames told by a number (see numKid)
 // instead of a key of its locations.
 func (wr *writer) addPath(ti int, paths *profile.PathTree, p int32, count int64, weight profile.Time) error {
 	if int(p) >= paths.Len() {
@@ -341,7 +351,7 @@ func (wr *writer) addPath(ti int, paths *profile.PathTree, p int32, count int64,
 		wr.seqOf[q] = wr.number(wr.seqOf[paths.Parent[q]], paths.Frame[q])
 	}
 	wr.frames = wr.frames[:0]
-	if _, ok := wr.bySeq[[2]int32{int32(ti), wr.seqOf[p]}]; !ok {
+	if wr.sampleOf[wr.seqOf[p]] == 0 {
 		wr.frames = paths.AppendFrames(wr.frames, p)
 	}
 	return wr.addNumbered(ti, wr.frames, wr.seqOf[p], p, count, weight)
@@ -349,19 +359,37 @@ func (wr *writer) addPath(ti int, paths *profile.PathTree, p int32, count int64,
 
 // number returns the number of the frames numbered parent followed by f.
 func (wr *writer) number(parent int32, f profile.FrameID) int32 {
-	if wr.frameSeq == nil {
-		wr.frameSeq, wr.bySeq = map[[2]int32]int32{}, map[[2]int32]int{}
+	if wr.numKids[parent] <= fewKids {
+		for c := wr.numKid[parent]; c != 0; c = wr.numNext[c] {
+			if wr.numFrame[c] == f {
+				return c
+			}
+		}
+	} else if c, ok := wr.numMap[[2]int32{parent, int32(f)}]; ok {
+		return c
 	}
-	key := [2]int32{parent, int32(f)}
-	n, ok := wr.frameSeq[key]
-	if !ok {
-		n = int32(len(wr.frameSeq) + 1)
-		wr.frameSeq[key] = n
+	n := int32(len(wr.numFrame))
+	wr.numFrame = append(wr.numFrame, f)
+	wr.numKid = append(wr.numKid, 0)
+	wr.numNext = append(wr.numNext, wr.numKid[parent])
+	wr.numKids = append(wr.numKids, 0)
+	wr.sampleOf = append(wr.sampleOf, 0)
+	wr.numKid[parent] = n
+	switch wr.numKids[parent]++; {
+	case wr.numKids[parent] == fewKids+1:
+		if wr.numMap == nil {
+			wr.numMap = map[[2]int32]int32{}
+		}
+		for c := n; c != 0; c = wr.numNext[c] {
+			wr.numMap[[2]int32{parent, int32(wr.numFrame[c])}] = c
+		}
+	case wr.numKids[parent] > fewKids+1:
+		wr.numMap[[2]int32{parent, int32(f)}] = n
 	}
 	return n
 }
 
-// addNumbered adds the stack of frames numbered n (see frameSeq), or, with
+// addNumbered adds the stack of frames numbered n (see numKid), or, with
 // n < 0, numbers frames first; frames may be empty when the number has a
 // sample already. path is the stack's path of its thread, or −1.
 func (wr *writer) addNumbered(ti int, frames []profile.FrameID, n, path int32, count int64, weight profile.Time) error {
@@ -371,18 +399,14 @@ func (wr *writer) addNumbered(ti int, frames []profile.FrameID, n, path int32, c
 			n = wr.number(n, f)
 		}
 	}
-	if wr.bySeq == nil {
-		wr.bySeq = map[[2]int32]int{}
-	}
-	key := [2]int32{int32(ti), n}
-	if i, ok := wr.bySeq[key]; ok {
-		wr.addTo(i, count, weight)
+	if i := wr.sampleOf[n]; i > 0 {
+		wr.addTo(int(i-1), count, weight)
 		return nil
 	}
 	if err := wr.add(ti, frames, path, count, weight, false); err != nil {
 		return err
 	}
-	wr.bySeq[key] = wr.last
+	wr.sampleOf[n] = int32(wr.last + 1)
 	return nil
 }
 
