@@ -34,7 +34,7 @@ go test -count=1 -timeout 30m ./...
 echo "== go test -race (the session is shared by concurrent callers)"
 go test -race -short -count=1 ./session/ ./internal/cli/
 go test -race -short -count=1 ./compare/ ./merge/ ./push/...
-go test -race -short -count=1 ./internal/input/
+go test -race -short -count=1 ./internal/input/ ./internal/pipew/
 # the readers that read one input on two cores
 go test -race -short -count=1 -run 'TestSplit' ./format/chrometrace/ ./format/v8/
 

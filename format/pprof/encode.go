@@ -1,11 +1,12 @@
 package pprof
 
 import (
-	"bufio"
 	"compress/gzip"
 	"errors"
 	"io"
 	"slices"
+
+	"github.com/jsprof/jsprof/internal/pipew"
 )
 
 // Encoding the profile ourselves.
@@ -20,8 +21,9 @@ import (
 // bytes, field by field in the order of profile.proto as the library writes
 // them, its strings numbered as the library numbers them (in the order it
 // meets them: sample types, the samples' labels, functions, period type,
-// comments, default sample type), and streams the samples into gzip, each
-// sample's locations made from its path when it is written. The library
+// comments, default sample type), and streams the samples into gzip, on
+// the other core, each sample's locations made from its path when it is
+// written. The library
 // still builds everything else (locations, functions), and its parser
 // checks the result in the tests, byte for byte against its own Write.
 
@@ -62,8 +64,10 @@ func (wr *writer) encode(w io.Writer) error {
 	}
 	defaultSampleType, docURL := st.add(out.DefaultSampleType), st.add(out.DocURL)
 
+	// Compressed on the other core while the samples are encoded.
 	zw := gzip.NewWriter(w)
-	bw := bufio.NewWriterSize(zw, 256<<10)
+	bw := pipew.New(zw)
+	defer bw.Close()
 	var e, msg protoBuf
 	// message writes what msg holds as field tag of the profile.
 	message := func(tag int) {
@@ -146,7 +150,7 @@ func (wr *writer) encode(w io.Writer) error {
 	e.uint64(14, uint64(defaultSampleType))
 	e.int64Opt(15, docURL)
 	bw.Write(e.b)
-	if err := bw.Flush(); err != nil {
+	if err := bw.Close(); err != nil {
 		return err
 	}
 	return zw.Close()

@@ -19,6 +19,7 @@ import (
 	"github.com/jsprof/jsprof/format/speedscope"
 	"github.com/jsprof/jsprof/format/svg"
 	"github.com/jsprof/jsprof/format/v8"
+	"github.com/jsprof/jsprof/internal/pipew"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -239,9 +240,11 @@ func writeOutput(out string, stdout io.Writer, gz bool, write func(io.Writer) er
 		closers = append(closers, f)
 	}
 	if gz && strings.HasSuffix(out, ".gz") {
+		// Compressed on the other core while the output is made.
 		zw := gzip.NewWriter(w)
-		w = zw
-		closers = append([]io.Closer{zw}, closers...)
+		pw := pipew.New(zw)
+		w = pw
+		closers = append([]io.Closer{pw, zw}, closers...)
 	}
 	bw := bufio.NewWriter(w)
 	err := write(bw)
