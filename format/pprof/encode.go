@@ -183,7 +183,7 @@ func (wr *writer) threadLabels(st *stringTable, ti int) []labelX {
 // sampleIDs appends the location ids of smp, leaf first, to ids.
 func (wr *writer) sampleIDs(ids []uint64, smp *sampleRec) []uint64 {
 	if smp.path < 0 {
-		ids = append(ids, wr.ids[smp.at:smp.at+smp.n]...)
+		ids = append(ids, wr.ids[smp.chunk][smp.at:smp.at+smp.n]...)
 	} else {
 		wr.frames = wr.threads[smp.ti].paths.AppendFrames(wr.frames[:0], smp.path)
 		for i := len(wr.frames) - 1; i >= 0; i-- {

@@ -47,7 +47,11 @@ func TestWriteNumberedPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	ss := p.ThreadSamples(0)
-	write := func(framed func(i int) bool) []byte {
+	// Stack i is given by its path (mode 0), by its frames alone (1), or
+	// by both (2, as merge gives them); keyed writes every stack as frames
+	// and its path, without the tree of paths.
+	const pathOnly, framesOnly, both = 0, 1, 2
+	write := func(mode func(i int) int, keyed bool) []byte {
 		stacks := func(yield func(*profile.Stack) bool) {
 			var st profile.Stack
 			for i := range ss.Node {
@@ -56,8 +60,11 @@ func TestWriteNumberedPaths(t *testing.T) {
 					path = tw
 				}
 				st = profile.Stack{Time: ss.Time.At(i), Weight: 1000, Path: path}
-				if framed(i) {
+				if m := mode(i); m != pathOnly || keyed {
 					st.Frames = tree.AppendFrames(nil, path)
+					if m == framesOnly && !keyed {
+						st.Path = 0
+					}
 				}
 				if !yield(&st) {
 					return
@@ -66,18 +73,23 @@ func TestWriteNumberedPaths(t *testing.T) {
 		}
 		var buf bytes.Buffer
 		ts := []profile.ThreadStacks{{Thread: 0, Stacks: stacks, Paths: tree}}
+		if keyed {
+			ts[0].Paths = nil
+		}
 		if err := pprof.Write(&buf, p, ts, pprof.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()
 	}
-	keyed := write(func(int) bool { return true })
-	for name, framed := range map[string]func(int) bool{
-		"paths":              func(int) bool { return false },
-		"paths, then frames": func(i int) bool { return i%3 == 1 },
-		"frames, then paths": func(i int) bool { return i%3 == 0 },
+	keyed := write(func(int) int { return both }, true)
+	for name, mode := range map[string]func(int) int{
+		"paths":              func(int) int { return pathOnly },
+		"paths, then frames": func(i int) int { return min(i%3, framesOnly) },
+		"frames, then paths": func(i int) int { return (i + 1) % 3 % 2 },
+		"frames and paths":   func(int) int { return both },
+		"all three":          func(i int) int { return (i + 1) % 3 },
 	} {
-		if got := write(framed); !bytes.Equal(got, keyed) {
+		if got := write(mode, false); !bytes.Equal(got, keyed) {
 			t.Errorf("%s: %d bytes, not the %d written from frames", name, len(got), len(keyed))
 		}
 	}

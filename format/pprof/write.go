@@ -113,8 +113,9 @@ type writer struct {
 	key         []byte
 	stack       []*pprofile.Location
 	// ids holds the location ids (leaf first) of the samples whose stack
-	// came as frames.
-	ids []uint64
+	// came as frames, in chunks of at least idChunk (one slice grown by
+	// append copied it whole, in a copy the collector has to wait for).
+	ids [][]uint64
 	// leaf holds, for each sample (by index), the written thread and
 	// frame that end it.
 	leaf []leafOf
@@ -144,12 +145,16 @@ type writer struct {
 	walk                     []int32
 }
 
+// idChunk is the length of a chunk of wr.ids.
+const idChunk = 1 << 16
+
 // fewKids is how many children of a number number scans before it looks
 // them up in a map.
 const fewKids = 16
 
 // sampleRec is a pprof Sample before it is encoded: its locations are
-// those of a path of its thread (path ≥ 0), or ids[at:at+n] (leaf first);
+// those of a path of its thread (path ≥ 0), or ids[chunk][at:at+n] (leaf
+// first);
 // line, if not 0, is the Location that replaces the leaf's (a sample split
 // over a frame's lines). Held as pprofile.Samples, the locations of the
 // many-nodes shape's 350 k paths (62 deep on average) were 173 MB of
@@ -157,7 +162,8 @@ const fewKids = 16
 type sampleRec struct {
 	ti    int32
 	path  int32
-	at, n int
+	chunk int32
+	at, n int32
 	line  uint64
 	value [2]int64
 }
@@ -277,7 +283,8 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			}
 			// A thread whose first stack is a path is written by numbers
 			// (see numKid), every stack of it; else by keys.
-			isPath := s.Frames == nil && ts.Paths != nil && s.Path > 0
+			// Frames given with Paths are those of the path.
+			isPath := ts.Paths != nil && s.Path > 0
 			if byNumber < 0 {
 				byNumber = 0
 				if isPath {
@@ -443,11 +450,16 @@ func (wr *writer) add(ti int, frames []profile.FrameID, path int32, count int64,
 // newSample adds a sample of the locations in wr.stack (those of path of
 // the thread, or −1: then they are kept in wr.ids).
 func (wr *writer) newSample(ti int, frames []profile.FrameID, path int32, count int64, weight profile.Time) {
-	rec := sampleRec{ti: int32(ti), path: path, n: len(wr.stack)}
+	rec := sampleRec{ti: int32(ti), path: path, n: int32(len(wr.stack))}
 	if path < 0 {
-		rec.at = len(wr.ids)
+		k := len(wr.ids) - 1
+		if k < 0 || cap(wr.ids[k])-len(wr.ids[k]) < len(wr.stack) {
+			wr.ids = append(wr.ids, make([]uint64, 0, max(idChunk, len(wr.stack))))
+			k++
+		}
+		rec.chunk, rec.at = int32(k), int32(len(wr.ids[k]))
 		for _, loc := range wr.stack {
-			wr.ids = append(wr.ids, loc.ID)
+			wr.ids[k] = append(wr.ids[k], loc.ID)
 		}
 	}
 	wr.last = len(wr.samples)
