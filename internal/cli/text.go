@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -67,6 +68,21 @@ func unitFor(max profile.Time) unit {
 
 // fmt formats t in u with three decimals.
 func (u unit) fmt(t profile.Time) string { return fmt.Sprintf("%.3f", float64(t)/u.ns) }
+
+// appendPadded appends u.fmt(t) padded on the left to width bytes, as
+// fmt's %*s does.
+func (u unit) appendPadded(b []byte, t profile.Time, width int) []byte {
+	var num [32]byte
+	return appendPadded(b, strconv.AppendFloat(num[:0], float64(t)/u.ns, 'f', 3, 64), width)
+}
+
+// appendPadded appends s padded on the left with spaces to width bytes.
+func appendPadded(b, s []byte, width int) []byte {
+	for i := len(s); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
+}
 
 // header returns a column header such as "self ms" for u.
 func (u unit) header(what string) string { return what + " " + u.name }

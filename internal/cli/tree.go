@@ -5,7 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"strconv"
 
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/profile"
@@ -159,14 +159,31 @@ func (pr *treePrinter) walk(visit func(nd *calltree.Node, depth int)) {
 	}
 }
 
-// text prints the tree, a line per node indented by its depth.
+// text prints the tree, a line per node indented by its depth: the bytes
+// of fmt's "%10s %5.1f%% %10s  %s%s\n" (total, percent, self, indent,
+// label), made without fmt and each function's label made once (a deep
+// profile's bottom-up tree prints gigabytes).
 func (pr *treePrinter) text() {
-	var line strings.Builder
+	var line []byte
+	var num [32]byte
+	labels := make([]string, len(pr.t.Funcs))
+	made := make([]bool, len(pr.t.Funcs))
 	pr.walk(func(nd *calltree.Node, depth int) {
-		line.Reset()
-		fmt.Fprintf(&line, "%10s %5.1f%% %10s  %s%s\n", pr.u.fmt(nd.Total), pct(nd.Total, pr.total), pr.u.fmt(nd.Self),
-			strings.Repeat("  ", depth-1), funcLabel(pr.p, &pr.t.Funcs[nd.Func]))
-		pr.w.WriteString(line.String())
+		if !made[nd.Func] {
+			labels[nd.Func], made[nd.Func] = funcLabel(pr.p, &pr.t.Funcs[nd.Func]), true
+		}
+		line = pr.u.appendPadded(line[:0], nd.Total, 10)
+		line = append(line, ' ')
+		line = appendPadded(line, strconv.AppendFloat(num[:0], pct(nd.Total, pr.total), 'f', 1, 64), 5)
+		line = append(line, "% "...)
+		line = pr.u.appendPadded(line, nd.Self, 10)
+		line = append(line, "  "...)
+		for range depth - 1 {
+			line = append(line, "  "...)
+		}
+		line = append(line, labels[nd.Func]...)
+		line = append(line, '\n')
+		pr.w.Write(line)
 	})
 }
 
