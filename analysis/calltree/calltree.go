@@ -412,9 +412,9 @@ func (t *Tree) Lines() []LineSelf {
 		src, mapping = t.lineSrc, t.lineMap
 	}
 	ticks := lineTicks(p, t.Thread)
-	sum := make(map[int32]int64, len(ticks))
-	for x, lts := range ticks {
-		for _, lt := range lts {
+	sum := make([]int64, ticks.nodes())
+	for x := range sum {
+		for _, lt := range ticks.of(int32(x)) {
 			sum[x] += lt.Ticks
 		}
 	}
@@ -426,7 +426,7 @@ func (t *Tree) Lines() []LineSelf {
 	var keys []key
 	for pk, self := range src.pathSelf.all() {
 		td, x := pk[0], pk[1]
-		if sum[x] <= 0 || self == 0 {
+		if int(x) >= len(sum) || sum[x] <= 0 || self == 0 {
 			continue
 		}
 		f := src.TopDown[td].Func
@@ -437,7 +437,7 @@ func (t *Tree) Lines() []LineSelf {
 			}
 			f = t.TopDown[out].Func
 		}
-		for _, lt := range ticks[x] {
+		for _, lt := range ticks.of(x) {
 			k := key{f, lt.Line}
 			ls, ok := acc[k]
 			if !ok {
@@ -448,7 +448,10 @@ func (t *Tree) Lines() []LineSelf {
 			ls.Self += profile.Time(float64(self) * float64(lt.Ticks) / float64(sum[x]))
 		}
 	}
-	// Ticks are the model nodes' ticks of the lines that have time.
+	// Ticks are the model nodes' ticks of the lines that have time, once
+	// per (function, node): the first function of a node is kept by node
+	// (most nodes have one), the others in a map.
+	firstF := make([]FuncID, len(sum)) // +1; 0: none yet
 	seen := map[[2]int32]bool{}
 	for pk := range src.pathSelf.all() {
 		x := pk[1]
@@ -458,11 +461,17 @@ func (t *Tree) Lines() []LineSelf {
 				f = t.TopDown[out].Func
 			}
 		}
-		if seen[[2]int32{int32(f), x}] {
+		switch {
+		case int(x) >= len(firstF):
+			continue // no ticks
+		case firstF[x] == 0:
+			firstF[x] = f + 1
+		case firstF[x] == f+1 || seen[[2]int32{int32(f), x}]:
 			continue
+		default:
+			seen[[2]int32{int32(f), x}] = true
 		}
-		seen[[2]int32{int32(f), x}] = true
-		for _, lt := range ticks[x] {
+		for _, lt := range ticks.of(x) {
 			if ls, ok := acc[key{f, lt.Line}]; ok {
 				ls.Ticks += lt.Ticks
 			}
@@ -489,37 +498,80 @@ func (t *Tree) Lines() []LineSelf {
 	return out
 }
 
+// nodeTicks is each model node's ticks by line: node x's are
+// ticks[at[x]:at[x+1]].
+type nodeTicks struct {
+	at    []int32
+	ticks []profile.LineTick
+}
+
+func (n nodeTicks) nodes() int { return max(len(n.at)-1, 0) }
+
+func (n nodeTicks) of(x int32) []profile.LineTick {
+	if int(x) >= n.nodes() {
+		return nil
+	}
+	return n.ticks[n.at[x]:n.at[x+1]]
+}
+
 // lineTicks returns, per model node of thread th (NodeID − Nodes.Start), its
 // ticks per 1-based source line: the positionTicks of the input, or, when
 // the thread has none and its samples carry lines (trace ProfileChunks),
-// the count of the node's samples at each line.
-func lineTicks(p *profile.Profile, th profile.ThreadID) map[int32][]profile.LineTick {
+// the count of the node's samples at each line. (A map of the nodes'
+// slices was a third of `top --lines` on the many-nodes shape.)
+func lineTicks(p *profile.Profile, th profile.ThreadID) nodeTicks {
 	thr := &p.Threads[th]
 	start, end := profile.NodeID(thr.Nodes.Start), profile.NodeID(thr.Nodes.End)
-	out := map[int32][]profile.LineTick{}
+	nn := thr.Nodes.Len()
+	var out nodeTicks
+	var count []int32
 	for _, lt := range p.LineTicks {
 		if lt.Node >= start && lt.Node < end && lt.Ticks > 0 {
-			out[int32(lt.Node-start)] = append(out[int32(lt.Node-start)], lt)
+			if count == nil {
+				count = make([]int32, nn+1)
+			}
+			count[lt.Node-start+1]++
 		}
 	}
-	if len(out) > 0 {
+	if count != nil {
+		for x := 1; x <= nn; x++ {
+			count[x] += count[x-1]
+		}
+		out.at = slices.Clone(count)
+		out.ticks = make([]profile.LineTick, count[nn])
+		for _, lt := range p.LineTicks {
+			if lt.Node >= start && lt.Node < end && lt.Ticks > 0 {
+				out.ticks[count[lt.Node-start]] = lt
+				count[lt.Node-start]++
+			}
+		}
 		return out
 	}
 	ss := p.ThreadSamples(th)
 	if ss.Line == nil {
 		return out
 	}
-	count := map[[2]int32]int64{}
+	counts := map[[2]int32]int64{}
 	for i, n := range ss.Node {
 		if l := ss.Line[i]; l > 0 {
-			count[[2]int32{int32(n - start), l}]++
+			counts[[2]int32{int32(n - start), l}]++
 		}
 	}
-	for k, c := range count {
-		out[k[0]] = append(out[k[0]], profile.LineTick{Node: start + profile.NodeID(k[0]), Line: k[1], Ticks: c})
+	for k, c := range counts {
+		out.ticks = append(out.ticks, profile.LineTick{Node: start + profile.NodeID(k[0]), Line: k[1], Ticks: c})
 	}
-	for x := range out {
-		slices.SortFunc(out[x], func(a, b profile.LineTick) int { return cmp.Compare(a.Line, b.Line) })
+	slices.SortFunc(out.ticks, func(a, b profile.LineTick) int {
+		if c := cmp.Compare(a.Node, b.Node); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Line, b.Line)
+	})
+	out.at = make([]int32, nn+1)
+	for _, lt := range out.ticks {
+		out.at[lt.Node-start+1]++
+	}
+	for x := 1; x <= nn; x++ {
+		out.at[x] += out.at[x-1]
 	}
 	return out
 }
