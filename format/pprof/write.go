@@ -143,6 +143,9 @@ type writer struct {
 	numMap                   map[[2]int32]int32
 	seqOf, sampleOf          []int32
 	walk                     []int32
+	// located tells the paths of the thread whose frames all have their
+	// Location.
+	located []bool
 }
 
 // idChunk is the length of a chunk of wr.ids.
@@ -248,7 +251,7 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 		if ts.Stacks == nil {
 			continue
 		}
-		wr.seqOf = wr.seqOf[:0]
+		wr.seqOf, wr.located = wr.seqOf[:0], wr.located[:0]
 		wr.numKid, wr.numNext, wr.numKids = append(wr.numKid[:0], 0), append(wr.numNext[:0], 0), append(wr.numKids[:0], 0)
 		wr.numFrame, wr.sampleOf = append(wr.numFrame[:0], -1), append(wr.sampleOf[:0], 0)
 		clear(wr.numMap)
@@ -357,11 +360,28 @@ func (wr *writer) addPath(ti int, paths *profile.PathTree, p int32, count int64,
 		q := wr.walk[i]
 		wr.seqOf[q] = wr.number(wr.seqOf[paths.Parent[q]], paths.Frame[q])
 	}
-	wr.frames = wr.frames[:0]
-	if wr.sampleOf[wr.seqOf[p]] == 0 {
-		wr.frames = paths.AppendFrames(wr.frames, p)
+	n := wr.seqOf[p]
+	if i := wr.sampleOf[n]; i > 0 {
+		wr.addTo(int(i-1), count, weight)
+		return nil
 	}
-	return wr.addNumbered(ti, wr.frames, wr.seqOf[p], p, count, weight)
+	// A new sample. Its frames get their locations leaf first, as add
+	// gives them, up to the nearest path whose frames all have theirs:
+	// a cost per path, not per frame.
+	if len(wr.located) < paths.Len() {
+		wr.located = append(wr.located, make([]bool, paths.Len()-len(wr.located))...)
+	}
+	for q := p; q > 0 && !wr.located[q]; q = paths.Parent[q] {
+		f := paths.Frame[q]
+		if f < 0 || int(f) >= len(wr.p.Frames) {
+			return fmt.Errorf("stack frame %d out of range; the profile has %d frames", f, len(wr.p.Frames))
+		}
+		wr.location(f)
+		wr.located[q] = true
+	}
+	wr.newSample(ti, paths.Frame[p], p, count, weight)
+	wr.sampleOf[n] = int32(wr.last + 1)
+	return nil
 }
 
 // number returns the number of the frames numbered parent followed by f.
@@ -435,22 +455,25 @@ func (wr *writer) add(ti int, frames []profile.FrameID, path int32, count int64,
 		}
 	}
 	if !keyed {
-		wr.newSample(ti, frames, path, count, weight)
+		wr.newSample(ti, frames[len(frames)-1], path, count, weight)
 		return nil
 	}
 	if i, ok := wr.sampleIndex[string(wr.key)]; ok {
 		wr.addTo(i, count, weight)
 		return nil
 	}
-	wr.newSample(ti, frames, path, count, weight)
+	wr.newSample(ti, frames[len(frames)-1], path, count, weight)
 	wr.sampleIndex[string(wr.key)] = wr.last
 	return nil
 }
 
-// newSample adds a sample of the locations in wr.stack (those of path of
-// the thread, or −1: then they are kept in wr.ids).
-func (wr *writer) newSample(ti int, frames []profile.FrameID, path int32, count int64, weight profile.Time) {
-	rec := sampleRec{ti: int32(ti), path: path, n: int32(len(wr.stack))}
+// newSample adds a sample ending in frame leaf: that of path of the
+// thread, or with path −1 of the locations in wr.stack, kept in wr.ids.
+func (wr *writer) newSample(ti int, leaf profile.FrameID, path int32, count int64, weight profile.Time) {
+	rec := sampleRec{ti: int32(ti), path: path}
+	if path < 0 {
+		rec.n = int32(len(wr.stack))
+	}
 	if path < 0 {
 		k := len(wr.ids) - 1
 		if k < 0 || cap(wr.ids[k])-len(wr.ids[k]) < len(wr.stack) {
@@ -464,7 +487,7 @@ func (wr *writer) newSample(ti int, frames []profile.FrameID, path int32, count 
 	}
 	wr.last = len(wr.samples)
 	wr.samples = append(wr.samples, rec)
-	wr.leaf = append(wr.leaf, leafOf{ti, frames[len(frames)-1]})
+	wr.leaf = append(wr.leaf, leafOf{ti, leaf})
 	wr.addTo(wr.last, count, weight)
 }
 
