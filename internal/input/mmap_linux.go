@@ -3,6 +3,7 @@ package input
 import (
 	"errors"
 	"io"
+	"math"
 	"os"
 	"syscall"
 )
@@ -39,6 +40,9 @@ const madvPopulateWrite = 23
 // gives nothing back (the pages hold the only copy).
 func readAnon(r io.Reader, limit int64) (*Mapping, error) {
 	const page = 4096
+	if limit > math.MaxInt-2*page {
+		return nil, ErrNotMapped // a 32-bit address space: read into the heap
+	}
 	size := int((limit + page) &^ (page - 1)) // room to see that r goes past limit
 	data, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
 	if err != nil {
