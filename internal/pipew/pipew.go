@@ -60,7 +60,12 @@ func (pw *Writer) error() error {
 }
 
 // Write copies p into the Writer's blocks.
-func (pw *Writer) Write(p []byte) (int, error) {
+func (pw *Writer) Write(p []byte) (int, error) { return write(pw, p) }
+
+// WriteString is Write of a string.
+func (pw *Writer) WriteString(s string) (int, error) { return write(pw, s) }
+
+func write[T string | []byte](pw *Writer, p T) (int, error) {
 	if err := pw.error(); err != nil {
 		return 0, err
 	}
@@ -72,27 +77,6 @@ func (pw *Writer) Write(p []byte) (int, error) {
 		k := copy(pw.cur[len(pw.cur):cap(pw.cur)], p)
 		pw.cur = pw.cur[:len(pw.cur)+k]
 		p = p[k:]
-		if len(pw.cur) == cap(pw.cur) {
-			pw.full <- pw.cur
-			pw.cur = <-pw.free
-		}
-	}
-	return n, nil
-}
-
-// WriteString is Write of a string.
-func (pw *Writer) WriteString(s string) (int, error) {
-	if err := pw.error(); err != nil {
-		return 0, err
-	}
-	if pw.closed {
-		return 0, io.ErrClosedPipe
-	}
-	n := len(s)
-	for len(s) > 0 {
-		k := copy(pw.cur[len(pw.cur):cap(pw.cur)], s)
-		pw.cur = pw.cur[:len(pw.cur)+k]
-		s = s[k:]
 		if len(pw.cur) == cap(pw.cur) {
 			pw.full <- pw.cur
 			pw.cur = <-pw.free
