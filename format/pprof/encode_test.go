@@ -52,7 +52,10 @@ func TestEncodeAsLibrary(t *testing.T) {
 					}
 					byPaths[i] = ts
 				}
-				for k, stacks := range [][]profile.ThreadStacks{a.stacks, byPaths} {
+				// And a thread without stacks written first: the
+				// samples' labels are those of their own thread.
+				none := append([]profile.ThreadStacks{{Thread: a.stacks[0].Thread}}, byPaths...)
+				for k, stacks := range [][]profile.ThreadStacks{a.stacks, byPaths, none} {
 					for _, opts := range []pprof.Options{{}, {Lines: lineTables(a)}} {
 						var got, want bytes.Buffer
 						if err := pprof.Write(&got, a.p, stacks, opts); err != nil {
@@ -62,7 +65,7 @@ func TestEncodeAsLibrary(t *testing.T) {
 							t.Fatal(err)
 						}
 						if !bytes.Equal(got.Bytes(), want.Bytes()) {
-							t.Errorf("view %v, by paths %v, lines %v: %d bytes, the library %d", vo.View, k == 1, opts.Lines != nil, got.Len(), want.Len())
+							t.Errorf("view %v, stacks %d, lines %v: %d bytes, the library %d", vo.View, k, opts.Lines != nil, got.Len(), want.Len())
 						}
 					}
 				}

@@ -248,6 +248,7 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 		if len(stacks) > 1 {
 			num = map[string][]int64{"pid": {th.PID}, "tid": {th.TID}}
 		}
+		wr.threads = append(wr.threads, threadOut{name: name, num: num, paths: ts.Paths}) // by ti
 		if ts.Stacks == nil {
 			continue
 		}
@@ -255,7 +256,6 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 		wr.numKid, wr.numNext, wr.numKids = append(wr.numKid[:0], 0), append(wr.numNext[:0], 0), append(wr.numKids[:0], 0)
 		wr.numFrame, wr.sampleOf = append(wr.numFrame[:0], -1), append(wr.sampleOf[:0], 0)
 		clear(wr.numMap)
-		wr.threads = append(wr.threads, threadOut{name: name, num: num, paths: ts.Paths})
 		byNumber := -1 // unknown until the first stack
 		next := 0      // the first sample time not yet passed
 		for s := range ts.Stacks {
@@ -473,8 +473,6 @@ func (wr *writer) newSample(ti int, leaf profile.FrameID, path int32, count int6
 	rec := sampleRec{ti: int32(ti), path: path}
 	if path < 0 {
 		rec.n = int32(len(wr.stack))
-	}
-	if path < 0 {
 		k := len(wr.ids) - 1
 		if k < 0 || cap(wr.ids[k])-len(wr.ids[k]) < len(wr.stack) {
 			wr.ids = append(wr.ids, make([]uint64, 0, max(idChunk, len(wr.stack))))
