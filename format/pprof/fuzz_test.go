@@ -2,7 +2,6 @@ package pprof_test
 
 import (
 	"bytes"
-	"io"
 	"path/filepath"
 	"testing"
 
@@ -53,8 +52,16 @@ func FuzzParse(f *testing.F) {
 			}
 			stacks = append(stacks, ts)
 		}
-		if err := pprof.Write(io.Discard, s.Profile, stacks, pprof.Options{}); err != nil {
+		var got, want bytes.Buffer
+		if err := pprof.Write(&got, s.Profile, stacks, pprof.Options{}); err != nil {
 			t.Fatalf("cannot write what was read: %v", err)
+		}
+		// The profile encoded here is the one pprof's own Write makes.
+		if err := pprof.WriteWithLibrary(&want, s.Profile, stacks, pprof.Options{}); err != nil {
+			t.Fatalf("the library cannot write what was read: %v", err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("encoded %d bytes, the library %d", got.Len(), want.Len())
 		}
 	})
 }
