@@ -23,9 +23,9 @@ import (
 // meets them: sample types, the samples' labels, functions, period type,
 // comments, default sample type), and streams the samples into gzip, on
 // the other core, each sample's locations made from its path when it is
-// written. The library
-// still builds everything else (locations, functions), and its parser
-// checks the result in the tests, byte for byte against its own Write.
+// written. The library still builds everything else (locations,
+// functions), and the tests (TestEncodeAsLibrary, FuzzParse) compare the
+// result byte for byte with its own Write of the same profile.
 
 // encode writes wr's profile, gzipped, to w.
 func (wr *writer) encode(w io.Writer) error {
