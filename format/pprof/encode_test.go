@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/analysis/view"
-	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/pprof"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
@@ -38,10 +37,7 @@ func TestEncodeAsLibrary(t *testing.T) {
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
-			p, err := format.ReadFile(file, nil, format.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := readNode(t, file)
 			for _, vo := range []view.Options{{}, {View: view.JS}} {
 				a := analyse(t, p, vo)
 				byPaths := make([]profile.ThreadStacks, len(a.stacks))

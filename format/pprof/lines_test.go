@@ -8,7 +8,6 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 	"github.com/jsprof/jsprof/analysis/view"
-	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/pprof"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -49,10 +48,7 @@ func TestWriteLines(t *testing.T) {
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			t.Parallel()
-			p, err := format.ReadFile(file, nil, format.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := readNode(t, file)
 			a := analyse(t, p, view.Options{})
 			plain := parsePprof(t, write(t, a))
 			tables := lineTables(a)

@@ -93,7 +93,7 @@ func pprofTimes(pp *pprofile.Profile, keep func(*pprofile.Sample) bool) map[fn]t
 	return m
 }
 
-// readNode reads a fixture of testdata/node.
+// readNode reads a fixture: one of testdata/node, or a corpus file.
 func readNode(t *testing.T, file string) *profile.Profile {
 	t.Helper()
 	p, err := format.ReadFile(file, nil, format.Options{})
