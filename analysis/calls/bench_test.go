@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
 )
 
 // BenchmarkCalls measures DevTools' reconstruction (timeline + forEachFrame)
@@ -37,4 +39,34 @@ func BenchmarkCalls(b *testing.B) {
 			_ = tl.Calls()
 		}
 	})
+}
+
+// BenchmarkIntegrate measures DevTools' ProfileCalls of a trace thread
+// (buildProfileCalls and treify) on the largest sampled thread of each of
+// the large DevTools traces of the corpus.
+func BenchmarkIntegrate(b *testing.B) {
+	for _, name := range []string{"wrong-main-frame-bug", "web-dev-screenshot-source-ids", "shift-attribution", "cls-no-nav"} {
+		b.Run(name, func(b *testing.B) {
+			p, err := format.ReadFile(proftest.Corpus(b, "devtools/"+name+".json.gz"), nil, format.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var th profile.ThreadID
+			for i, t := range p.Threads {
+				if t.Samples.Len()+t.Events.Len() > p.Threads[th].Samples.Len()+p.Threads[th].Events.Len() {
+					th = profile.ThreadID(i)
+				}
+			}
+			tl, err := calls.NewTimeline(p, th)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			var n int
+			for b.Loop() {
+				n = len(tl.Integrate(calls.IntegrateOptions{}))
+			}
+			b.ReportMetric(float64(n), "calls/op")
+		})
+	}
 }

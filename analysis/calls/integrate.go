@@ -1,7 +1,6 @@
 package calls
 
 import (
-	"math"
 	"strings"
 
 	"github.com/jsprof/jsprof/profile"
@@ -81,8 +80,9 @@ type integrator struct {
 	jsStack []int32   // indexes into calls
 	locked  []int
 	fake    bool
-	native  []bool // per expanded node: url == "native V8Runtime"
-	skip    []bool // per expanded node: root or meta node, never emitted
+	native  []bool  // per expanded node: url == "native V8Runtime"
+	skip    []bool  // per expanded node: root or meta node, never emitted
+	nodeKey []int32 // per expanded node: its (script id, name, line) numbered (sameNode)
 	traceID map[int64]int32
 	st      []frameRef // scratch stack
 	entries bool       // build flame-chart entries
@@ -91,6 +91,8 @@ type integrator struct {
 const (
 	flagRunTask      = 1 << iota // RunTask or RunMicrotasks: resets the JS stack
 	flagJSInvocation             // a JS-invocation event
+	flagVisible                  // visible in the timeline (visible)
+	flagTimeStamp                // named TimeStamp (a timing marker if an instant)
 )
 
 // Integrate reconstructs the thread's ProfileCalls from its samples and
@@ -116,18 +118,36 @@ func (tl *Timeline) integrate(opts IntegrateOptions, entries bool) ([]Call, []En
 	it.evFlags = make([]uint8, len(it.events))
 	flagsOf := map[profile.StringID]uint8{}
 	for i := range it.events {
-		n := it.events[i].Name
-		f, ok := flagsOf[n]
+		e := &it.events[i]
+		f, ok := flagsOf[e.Name]
 		if !ok {
-			f = eventFlags(p.Str(n))
-			flagsOf[n] = f
+			f = eventFlags(p.Str(e.Name))
+			flagsOf[e.Name] = f
+		}
+		// Timing markers: performance.mark instants and console.timeStamp.
+		if e.Phase == 'I' && (f&flagTimeStamp != 0 || p.Str(e.Cat) == "blink.user_timing") {
+			f |= flagVisible
 		}
 		it.evFlags[i] = f
 	}
 	it.native = make([]bool, len(tl.Node))
 	it.skip = make([]bool, len(tl.Node))
+	it.nodeKey = make([]int32, len(tl.Node))
+	type callKey struct {
+		script, name profile.StringID
+		line         int32
+	}
+	keys := map[callKey]int32{}
 	for x, n := range tl.Node {
-		it.native[x] = p.Str(p.NodeFrame(n).URL) == "native V8Runtime"
+		f := p.NodeFrame(n)
+		k := callKey{f.ScriptID, f.Name, f.Line}
+		id, ok := keys[k]
+		if !ok {
+			id = int32(len(keys))
+			keys[k] = id
+		}
+		it.nodeKey[x] = id
+		it.native[x] = p.Str(f.URL) == "native V8Runtime"
 		x := int32(x)
 		it.skip[x] = tl.sameID(x, 0) || tl.sameID(x, tl.Program) || tl.sameID(x, tl.Idle) || tl.sameID(x, tl.GC)
 	}
@@ -155,6 +175,12 @@ func eventFlags(name string) uint8 {
 	}
 	if strings.HasPrefix(name, "v8") || strings.HasPrefix(name, "V8") {
 		f |= flagJSInvocation
+	}
+	if visibleEvents[name] || name == "UpdateCounters" {
+		f |= flagVisible
+	}
+	if name == "TimeStamp" {
+		f |= flagTimeStamp
 	}
 	return f
 }
@@ -405,11 +431,9 @@ func (it *integrator) traceIDStack(id int64) ([]frameRef, bool) {
 	return it.stackOf(x, -1), true
 }
 
-func (it *integrator) sameNode(a, b int32) bool {
-	p := it.p
-	fa, fb := p.NodeFrame(it.tl.Node[a]), p.NodeFrame(it.tl.Node[b])
-	return fa == fb || fa.ScriptID == fb.ScriptID && fa.Name == fb.Name && fa.Line == fb.Line
-}
+// sameNode is DevTools' test of two nodes for the same call: the same
+// frame, or the same script id, function name and line (nodeKey).
+func (it *integrator) sameNode(a, b int32) bool { return it.nodeKey[a] == it.nodeKey[b] }
 
 // extractSample is extractStackTrace for sample i.
 func (it *integrator) extractSample(i int32) {
@@ -426,23 +450,15 @@ func (it *integrator) extractEvent(ev int32) {
 			return
 		}
 	}
-	// The stack is the JS stack (aliased, as in DevTools): drop its native
-	// frames, extend its frames to the event's end, then cut it at the lock.
-	if !it.opts.ShowAllEvents {
-		j := 0
-		for _, c := range it.jsStack {
-			if !it.native[it.calls.at(c).x] {
-				it.jsStack[j] = c
-				j++
-			}
-		}
-		it.jsStack = it.jsStack[:j]
-	}
+	// The stack is the JS stack (aliased, as in DevTools): DevTools drops
+	// its native frames, but it holds none (extract pushes only frames it
+	// has filtered the same way); extend its frames to the event's end,
+	// then cut it at the lock.
 	end := ts + dur
 	i := it.lockedTop()
 	for ; i < len(it.jsStack); i++ {
 		f := it.calls.at(it.jsStack[i])
-		f.dur = math.Max(f.dur, end-f.ts)
+		f.dur = max(f.dur, end-f.ts)
 	}
 	it.truncate(i, ts)
 }
@@ -466,7 +482,7 @@ func (it *integrator) extract(st []frameRef, ts, dur float64, sampleIndex int32)
 	i := it.lockedTop()
 	for ; i < minFrames && it.sameNode(st[i].x, it.calls.at(it.jsStack[i]).x); i++ {
 		f := it.calls.at(it.jsStack[i])
-		f.dur = math.Max(f.dur, end-f.ts)
+		f.dur = max(f.dur, end-f.ts)
 	}
 	it.truncate(i, ts)
 	for ; i < len(st); i++ {
@@ -491,7 +507,7 @@ func (it *integrator) truncate(depth int, t float64) {
 	}
 	for _, c := range it.jsStack {
 		f := it.calls.at(c)
-		f.dur = math.Max(t-f.ts, 0)
+		f.dur = max(t-f.ts, 0)
 	}
 	it.jsStack = it.jsStack[:depth]
 }
@@ -605,13 +621,7 @@ func (it *integrator) visible(e entry) bool {
 	if e.ev < 0 || it.opts.ShowAllEvents || it.p.Generic {
 		return true
 	}
-	ev := &it.events[e.ev]
-	name := it.p.Str(ev.Name)
-	if visibleEvents[name] || name == "UpdateCounters" {
-		return true
-	}
-	// Timing markers: performance.mark instants and console.timeStamp.
-	return ev.Phase == 'I' && (it.p.Str(ev.Cat) == "blink.user_timing" || name == "TimeStamp")
+	return it.evFlags[e.ev]&flagVisible != 0 // eventFlags, and the timing markers (integrate)
 }
 
 // visibleEvents are the trace event names that have a visible style in
