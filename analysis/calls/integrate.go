@@ -85,7 +85,12 @@ type integrator struct {
 	nodeKey []int32 // per expanded node: its (script id, name, line) numbered (sameNode)
 	traceID map[int64]int32
 	st      []frameRef // scratch stack
-	entries bool       // build flame-chart entries
+
+	// The last cut of the JS stack (truncate): its time, and the frames at
+	// the bottom of the stack that have seen it.
+	cut      float64
+	cutDepth int
+	entries  bool // build flame-chart entries
 }
 
 const (
@@ -160,6 +165,7 @@ func (tl *Timeline) integrate(opts IntegrateOptions, entries bool) ([]Call, []En
 		}
 	}
 	it.walk()
+	it.settle()
 	return it.finish()
 }
 
@@ -211,12 +217,10 @@ func (it *integrator) evDur(i int32) float64   { return micros(it.events[i].Dur)
 // sampleTs is the ProfileCall time of sample i: its ms timestamp × 1000.
 func (it *integrator) sampleTs(i int32) float64 { return it.tl.msAt(int(i)) * 1000 }
 
-// compare is eventTimeComparator: start, then end (later first), then calls
-// before trace events. sample tells whether call entries are samples (dur 0)
-// or constructed calls.
-func (it *integrator) compare(a, b entry, sample bool) int {
-	at, ad := it.entryTime(a, sample)
-	bt, bd := it.entryTime(b, sample)
+// compareTimes is eventTimeComparator for a trace event a (start at, duration
+// ad) and a call entry b: start, then end (later first), then the call
+// before the trace event.
+func compareTimes(at, ad, bt, bd float64) int {
 	switch {
 	case at < bt:
 		return -1
@@ -229,13 +233,7 @@ func (it *integrator) compare(a, b entry, sample bool) int {
 	case ae < be:
 		return 1
 	}
-	switch {
-	case a.ev < 0 && b.ev >= 0:
-		return -1
-	case b.ev < 0 && a.ev >= 0:
-		return 1
-	}
-	return 0
+	return 1
 }
 
 func (it *integrator) entryTime(e entry, sample bool) (ts, dur float64) {
@@ -250,39 +248,44 @@ func (it *integrator) entryTime(e entry, sample bool) (ts, dur float64) {
 }
 
 // merger is mergeEventsInOrder as a cursor: the thread's events (a) and n
-// call entries (b), taking from a while compare(a, b) ≤ 0.
+// call entries (b), taking from a while compareTimes(a, b) ≤ 0.
 type merger struct {
-	it     *integrator
-	i, j   int32
-	na, nb int32
-	sample bool
-	cur    entry
-	ok     bool
+	it      *integrator
+	i, j    int32
+	na, nb  int32
+	sample  bool
+	cur     entry
+	ts, dur float64 // cur's time (entryTime)
+	ok      bool
+
+	// The times of the entries i and j, each computed once (entryTime
+	// divides), valid while ai == i and bj == j.
+	ai, bj             int32
+	ats, adur, bts, bd float64
 }
 
 func (it *integrator) newMerger(nb int, sample bool) *merger {
-	m := &merger{it: it, na: int32(len(it.events)), nb: int32(nb), sample: sample}
+	m := &merger{it: it, na: int32(len(it.events)), nb: int32(nb), sample: sample, ai: -1, bj: -1}
 	m.next()
 	return m
 }
 
 // next moves to the next entry; ok is false at the end.
 func (m *merger) next() {
+	if m.i < m.na && m.ai != m.i {
+		m.ats, m.adur = m.it.entryTime(entry{ev: m.i, call: -1}, m.sample)
+		m.ai = m.i
+	}
+	if m.j < m.nb && m.bj != m.j {
+		m.bts, m.bd = m.it.entryTime(entry{ev: -1, call: m.j}, m.sample)
+		m.bj = m.j
+	}
 	switch {
-	case m.i < m.na && m.j < m.nb:
-		a, b := entry{ev: m.i, call: -1}, entry{ev: -1, call: m.j}
-		if m.it.compare(a, b, m.sample) <= 0 {
-			m.cur = a
-			m.i++
-		} else {
-			m.cur = b
-			m.j++
-		}
-	case m.i < m.na:
-		m.cur = entry{ev: m.i, call: -1}
+	case m.i < m.na && (m.j >= m.nb || compareTimes(m.ats, m.adur, m.bts, m.bd) <= 0):
+		m.cur, m.ts, m.dur = entry{ev: m.i, call: -1}, m.ats, m.adur
 		m.i++
 	case m.j < m.nb:
-		m.cur = entry{ev: -1, call: m.j}
+		m.cur, m.ts, m.dur = entry{ev: -1, call: m.j}, m.bts, m.bd
 		m.j++
 	default:
 		m.ok = false
@@ -302,7 +305,7 @@ func (it *integrator) walk() {
 		}
 		if len(parents) == 0 {
 			if e.ev < 0 {
-				it.onSample(e.call, -1)
+				it.onSample(e.call, m.ts, -1)
 			} else {
 				parents = append(parents, e.ev)
 				it.onStart(e.ev, -1)
@@ -311,14 +314,13 @@ func (it *integrator) walk() {
 			continue
 		}
 		par := parents[len(parents)-1]
-		ts, _ := it.entryTime(e, true)
-		if ts >= it.evStart(par)+it.evDur(par) {
+		if m.ts >= it.evStart(par)+it.evDur(par) {
 			it.onEnd(par)
 			parents = parents[:len(parents)-1]
 			continue // the same entry again
 		}
 		if e.ev < 0 {
-			it.onSample(e.call, par)
+			it.onSample(e.call, m.ts, par)
 		} else {
 			it.onStart(e.ev, par)
 			parents = append(parents, e.ev)
@@ -365,13 +367,14 @@ func (it *integrator) onStart(ev int32, parent int32) {
 	it.locked = append(it.locked, len(it.jsStack))
 }
 
-func (it *integrator) onSample(i int32, parent int32) {
+// onSample handles sample i at ts (sampleTs).
+func (it *integrator) onSample(i int32, ts float64, parent int32) {
 	switch {
 	case parent >= 0 && it.evFlags[parent]&flagJSInvocation != 0 || it.fake:
-		it.extractSample(i)
+		it.extractSample(i, ts)
 	case len(it.jsStack) == 0:
 		it.fake = true
-		it.extractSample(i)
+		it.extractSample(i, ts)
 		it.locked = append(it.locked, 0)
 	}
 }
@@ -435,38 +438,34 @@ func (it *integrator) traceIDStack(id int64) ([]frameRef, bool) {
 // frame, or the same script id, function name and line (nodeKey).
 func (it *integrator) sameNode(a, b int32) bool { return it.nodeKey[a] == it.nodeKey[b] }
 
-// extractSample is extractStackTrace for sample i.
-func (it *integrator) extractSample(i int32) {
-	it.extract(it.sampleStack(i), it.sampleTs(i), 0, i)
+// extractSample is extractStackTrace for sample i at ts (sampleTs).
+func (it *integrator) extractSample(i int32, ts float64) {
+	it.extract(it.sampleStack(i), ts, i)
 }
 
 // extractEvent is extractStackTrace for a trace event: it works on the JS
 // stack itself, unless a sample trace id names another stack.
 func (it *integrator) extractEvent(ev int32) {
-	ts, dur := it.evStart(ev), it.evDur(ev)
+	ts := it.evStart(ev)
 	if id := it.events[ev].SampleTraceID; id != 0 {
 		if st, ok := it.traceIDStack(id); ok {
-			it.extract(st, ts, dur, -1)
+			it.extract(st, ts, -1)
 			return
 		}
 	}
 	// The stack is the JS stack (aliased, as in DevTools): DevTools drops
 	// its native frames, but it holds none (extract pushes only frames it
-	// has filtered the same way); extend its frames to the event's end,
-	// then cut it at the lock.
-	end := ts + dur
-	i := it.lockedTop()
-	for ; i < len(it.jsStack); i++ {
-		f := it.calls.at(it.jsStack[i])
-		f.dur = max(f.dur, end-f.ts)
-	}
-	it.truncate(i, ts)
+	// has filtered the same way); it extends the frames from the lock up
+	// to the event's end, then cuts the stack there (see truncate).
+	it.truncate(max(it.lockedTop(), len(it.jsStack)), ts)
 }
 
 // extract is the rest of extractStackTrace for a new stack st at ts: keep
-// the common prefix (extended to ts+dur), end the rest of the JS stack at
-// ts, push the new frames.
-func (it *integrator) extract(st []frameRef, ts, dur float64, sampleIndex int32) {
+// the common prefix, end the rest of the JS stack at ts, push the new
+// frames. DevTools also extends the common frames to the end of the entry
+// (ts plus its duration), but truncate then sets the duration of every
+// frame on the stack, those included, so the extension never lasts.
+func (it *integrator) extract(st []frameRef, ts float64, sampleIndex int32) {
 	if !it.opts.ShowAllEvents {
 		j := 0
 		for _, f := range st {
@@ -477,12 +476,10 @@ func (it *integrator) extract(st []frameRef, ts, dur float64, sampleIndex int32)
 		}
 		st = st[:j]
 	}
-	end := ts + dur
 	minFrames := min(len(st), len(it.jsStack))
 	i := it.lockedTop()
-	for ; i < minFrames && it.sameNode(st[i].x, it.calls.at(it.jsStack[i]).x); i++ {
-		f := it.calls.at(it.jsStack[i])
-		f.dur = max(f.dur, end-f.ts)
+	for i < minFrames && it.sameNode(st[i].x, it.calls.at(it.jsStack[i]).x) {
+		i++
 	}
 	it.truncate(i, ts)
 	for ; i < len(st); i++ {
@@ -496,6 +493,13 @@ func (it *integrator) extract(st []frameRef, ts, dur float64, sampleIndex int32)
 	}
 }
 
+// truncate is truncateJSStack: it ends every frame of the JS stack at t
+// (its duration max(t − ts, 0)) and cuts the stack to depth (at least the
+// lock's). Nothing else sets a call's duration (extract), so a call's is
+// decided by the last cut it sees on the stack: the frames cut off are
+// given theirs here, those left only when the next cut removes them or
+// the walk ends (settle), instead of at every cut, which cost the depth
+// of the stack per sample.
 func (it *integrator) truncate(depth int, t float64) {
 	if len(it.locked) > 0 {
 		if ld := it.locked[len(it.locked)-1]; ld != 0 && depth < ld {
@@ -505,11 +509,22 @@ func (it *integrator) truncate(depth int, t float64) {
 	if len(it.jsStack) < depth {
 		depth = len(it.jsStack)
 	}
-	for _, c := range it.jsStack {
+	for _, c := range it.jsStack[depth:] {
 		f := it.calls.at(c)
 		f.dur = max(t-f.ts, 0)
 	}
 	it.jsStack = it.jsStack[:depth]
+	it.cut, it.cutDepth = t, depth
+}
+
+// settle gives the frames left on the JS stack at the end of the walk the
+// duration of the last cut they saw (truncate); frames pushed after it saw
+// none, and keep 0.
+func (it *integrator) settle() {
+	for _, c := range it.jsStack[:min(it.cutDepth, len(it.jsStack))] {
+		f := it.calls.at(c)
+		f.dur = max(it.cut-f.ts, 0)
+	}
 }
 
 // Entry is a flame-chart entry of a trace thread (docs/devtools-engine.md §6): a
@@ -566,8 +581,7 @@ func (it *integrator) finish() ([]Call, []Entry) {
 		return next
 	}
 	for m := it.newMerger(it.calls.len(), false); m.ok; m.next() {
-		e := m.cur
-		ts, dur := it.entryTime(e, false)
+		e, ts, dur := m.cur, m.ts, m.dur
 		if len(stack) == 0 {
 			*slot(e) = dur
 			if e.ev < 0 {
