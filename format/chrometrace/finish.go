@@ -96,24 +96,6 @@ func (r *reader) finish() (*profile.Profile, error) {
 			ps.Line, ps.Column = jsonscan.Grow(ps.Line, samples), jsonscan.Grow(ps.Column, samples)
 		}
 	}
-	// The events do not depend on the profiles' nodes: when the threads'
-	// ids are known before the profiles are appended (no Trace Event
-	// Format samples to add threads, no deferred events to intern as they
-	// are read again), they are sorted on another core meanwhile.
-	var ev threadEvents
-	var evErr error
-	var done chan struct{}
-	if r.topSamples.data == nil && len(r.deferred) == 0 && len(prof.Threads) == 0 {
-		ids := make(map[threadKey]profile.ThreadID, len(choices))
-		for i, c := range choices {
-			ids[threadKey{c.g.pid, c.tid}] = profile.ThreadID(i)
-		}
-		done = make(chan struct{})
-		go func() {
-			defer close(done)
-			ev, evErr = r.sortEvents(ids, len(choices))
-		}()
-	}
 	for _, c := range choices {
 		g, tid, chosen := c.g, c.tid, c.chosen
 		key := threadKey{g.pid, tid}
@@ -136,9 +118,6 @@ func (r *reader) finish() (*profile.Profile, error) {
 		}
 		prefix := fmt.Sprintf("profile %s of pid %s: ", th.ProfileID, b.P.Strings[g.pid])
 		if err := chosen.asm.Append(th, prefix); err != nil {
-			if done != nil {
-				<-done
-			}
 			return nil, chosen.locate(err, prefix)
 		}
 		chosen.asm = nil // its raw tables are no longer needed
@@ -152,58 +131,6 @@ func (r *reader) finish() (*profile.Profile, error) {
 	prof.Diagnostics.Add("profile-empty", int64(empty), "%d profiles have no nodes and were dropped", empty)
 
 	// 3. Events of the sampled threads, sorted as DevTools sorts entries.
-	if done != nil {
-		<-done
-		if len(prof.Threads) != len(choices) {
-			return nil, fmt.Errorf("internal error: %d threads for %d profiles", len(prof.Threads), len(choices))
-		}
-	} else {
-		ev, evErr = r.sortEvents(threadOfKey, len(prof.Threads))
-	}
-	if evErr != nil {
-		return nil, evErr
-	}
-	prof.Events, prof.EventArgs = ev.events, ev.args
-	if ev.other != nil {
-		*r.unsampled = r.eventThreads(ev.other)
-	}
-	r.events = eventStore{}
-	for t, rg := range ev.ranges {
-		prof.Threads[t].Events = rg
-	}
-	switch dropped := ev.dropped; {
-	case dropped > 0 && r.unsampled != nil:
-		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile: they are not analysed, only drawn on those threads' tracks", dropped)
-	case dropped > 0:
-		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile and were not kept", dropped)
-	}
-	unclosed := 0
-	for _, o := range r.open {
-		if o.event >= 0 || o.deferred {
-			unclosed++
-		}
-	}
-	prof.Diagnostics.Add("unmatched-begin", int64(unclosed), "%d B events have no E event; they are kept with no duration (as in DevTools)", unclosed)
-	if err := prof.Validate(); err != nil {
-		return nil, fmt.Errorf("internal error: %w", err)
-	}
-	return prof, nil
-}
-
-// threadEvents are the events of the sampled threads, sorted as DevTools
-// sorts entries (sortEvents).
-type threadEvents struct {
-	events  []profile.Event
-	args    [][]byte        // raw args by event (Options.KeepArgs), or nil
-	ranges  []profile.Range // each thread's events
-	dropped int             // events of threads without a profile
-	other   [][]int32       // reader thread → indexes of its events, if Options.Unsampled
-}
-
-// sortEvents returns the events of the sampled threads (threadOfKey maps a
-// thread to its id, of nThreads), each thread's sorted as DevTools sorts
-// entries. It reads the deferred events again, interning their strings.
-func (r *reader) sortEvents(threadOfKey map[threadKey]profile.ThreadID, nThreads int) (threadEvents, error) {
 	evThread := make([]int32, len(r.threads)) // reader thread → model thread, or −1
 	for i, t := range r.threads {
 		evThread[i] = -1
@@ -211,7 +138,7 @@ func (r *reader) sortEvents(threadOfKey map[threadKey]profile.ThreadID, nThreads
 			evThread[i] = int32(id)
 		}
 	}
-	counts := make([]int, nThreads+1)
+	counts := make([]int, len(prof.Threads)+1)
 	dropped := 0
 	var other [][]int32 // reader thread → indexes of its events (Options.Unsampled)
 	if r.unsampled != nil {
@@ -233,6 +160,9 @@ func (r *reader) sortEvents(threadOfKey map[threadKey]profile.ThreadID, nThreads
 		} else {
 			dropped += len(offs)
 		}
+	}
+	if other != nil {
+		*r.unsampled = r.eventThreads(other)
 	}
 	for i := 1; i < len(counts); i++ {
 		counts[i] += counts[i-1]
@@ -256,7 +186,7 @@ func (r *reader) sortEvents(threadOfKey map[threadKey]profile.ThreadID, nThreads
 			}
 			e, id, args, err := r.readAgain(off, int32(rt))
 			if err != nil {
-				return threadEvents{}, err
+				return nil, err
 			}
 			if id != 0 {
 				keptTraceID[fill[t]] = id
@@ -284,29 +214,46 @@ func (r *reader) sortEvents(threadOfKey map[threadKey]profile.ThreadID, nThreads
 			fill[t]++
 		}
 	}
+	r.events = eventStore{}
 	// Sort each thread's events, carrying the trace ids along.
 	order := make([]int32, len(kept))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	out := threadEvents{events: make([]profile.Event, len(kept)), ranges: make([]profile.Range, nThreads), dropped: dropped, other: other}
-	for t := range nThreads {
+	prof.Events = make([]profile.Event, len(kept))
+	for t := range prof.Threads {
 		idx := order[counts[t]:counts[t+1]]
 		slices.SortStableFunc(idx, func(a, b int32) int { return compareEvents(kept[a], kept[b]) })
 		for i, k := range idx {
 			e := &kept[k]
 			if a, ok := keptArgs[int(k)]; ok {
-				if out.args == nil {
-					out.args = make([][]byte, len(kept))
+				if prof.EventArgs == nil {
+					prof.EventArgs = make([][]byte, len(kept))
 				}
-				out.args[counts[t]+i] = a
+				prof.EventArgs[counts[t]+i] = a
 			}
-			out.events[counts[t]+i] = profile.Event{Thread: profile.ThreadID(t), Name: e.name, Cat: e.cat, Phase: e.ph,
+			prof.Events[counts[t]+i] = profile.Event{Thread: profile.ThreadID(t), Name: e.name, Cat: e.cat, Phase: e.ph,
 				Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: keptTraceID[int(k)]}
 		}
-		out.ranges[t] = profile.Range{Start: int32(counts[t]), End: int32(counts[t+1])}
+		prof.Threads[t].Events = profile.Range{Start: int32(counts[t]), End: int32(counts[t+1])}
 	}
-	return out, nil
+	switch {
+	case dropped > 0 && r.unsampled != nil:
+		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile: they are not analysed, only drawn on those threads' tracks", dropped)
+	case dropped > 0:
+		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile and were not kept", dropped)
+	}
+	unclosed := 0
+	for _, o := range r.open {
+		if o.event >= 0 || o.deferred {
+			unclosed++
+		}
+	}
+	prof.Diagnostics.Add("unmatched-begin", int64(unclosed), "%d B events have no E event; they are kept with no duration (as in DevTools)", unclosed)
+	if err := prof.Validate(); err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	return prof, nil
 }
 
 // eventThreads returns the threads without a profile that have events, in
