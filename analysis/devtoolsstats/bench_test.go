@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/format"
+	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -33,5 +36,35 @@ func BenchmarkStatsForTimeRange(b *testing.B) {
 	b.ReportMetric(float64(len(evs)), "entries/op")
 	for b.Loop() {
 		StatsForTimeRange(evs, start, end)
+	}
+}
+
+// BenchmarkThreadWholeTrace measures the DevTools Summary of the whole
+// trace (its events merged with its calls) on the largest thread of each
+// of the large DevTools traces of the corpus.
+func BenchmarkThreadWholeTrace(b *testing.B) {
+	for _, name := range []string{"wrong-main-frame-bug", "web-dev-screenshot-source-ids", "shift-attribution", "cls-no-nav"} {
+		b.Run(name, func(b *testing.B) {
+			p, err := format.ReadFile(proftest.Corpus(b, "devtools/"+name+".json.gz"), nil, format.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var th profile.ThreadID
+			for i, t := range p.Threads {
+				if t.Samples.Len()+t.Events.Len() > p.Threads[th].Samples.Len()+p.Threads[th].Events.Len() {
+					th = profile.ThreadID(i)
+				}
+			}
+			tl, err := calls.NewTimeline(p, th)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cs := tl.Integrate(calls.IntegrateOptions{})
+			bounds := TraceBounds(p)
+			b.ReportAllocs()
+			for b.Loop() {
+				ThreadWholeTrace(p, th, cs, bounds)
+			}
+		})
 	}
 }

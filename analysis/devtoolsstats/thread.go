@@ -46,16 +46,19 @@ func eachThreadEvent(p *profile.Profile, t profile.ThreadID, cs []calls.Call, yi
 	// (an entry each escaped to the heap: 216 MB on the 2 GB trace).
 	i, j := 0, 0
 	var e, next Event
-	haveCall := false
+	haveEvent, haveCall := false, false // e is event i, next is call j
 	for i < len(evs) && j < len(cs) {
 		if !haveCall {
 			next, haveCall = call(&cs[j]), true
 		}
+		if !haveEvent {
+			e, haveEvent = event(&evs[i]), true
+		}
 		// eventTimeComparator(event, call) ≤ 0 takes the event: it starts
 		// earlier, or at the same time and ends later.
-		e = event(&evs[i])
 		if e.TsUs < next.TsUs || e.TsUs == next.TsUs && e.TsUs+e.DurUs > next.TsUs+next.DurUs {
 			yield(&e)
+			haveEvent = false
 			i++
 		} else {
 			yield(&next)
