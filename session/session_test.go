@@ -230,7 +230,13 @@ func TestTreesParallel(t *testing.T) {
 	for _, o := range []view.Options{{}, {View: view.JS}} {
 		seq := load()
 		par := load()
-		trees, err := par.Trees(ctx, par.Threads(), o)
+		// then runs beside the trees and asks for what they compute.
+		calls := make([]int, len(par.Threads()))
+		trees, err := par.TreesThen(ctx, par.Threads(), o, func(th *session.Thread) error {
+			cs, err := th.Calls(ctx)
+			calls[th.ID] = len(cs)
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,6 +247,9 @@ func TestTreesParallel(t *testing.T) {
 			want, err := th.Tree(ctx, o)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if cs, err := th.Calls(ctx); err != nil || len(cs) != calls[i] {
+				t.Errorf("thread %d: then saw %d calls, want %d (%v)", i, calls[i], len(cs), err)
 			}
 			got := trees[i]
 			if got.TopDown[0].Total != want.TopDown[0].Total || len(got.TopDown) != len(want.TopDown) || len(got.Funcs) != len(want.Funcs) || got.Calls != want.Calls {
@@ -366,6 +375,22 @@ func TestLargestFirst(t *testing.T) {
 	})
 	if !slices.Equal(calls, []int{1, 1, 1, 1}) {
 		t.Errorf("EachLargestFirst calls per thread = %v, want one each", calls)
+	}
+	// Then: f and g once per thread.
+	var fs, gs []int
+	session.EachLargestFirstThen(s.Threads(), func(i int) {
+		mu.Lock()
+		fs = append(fs, i)
+		mu.Unlock()
+	}, func(i int) {
+		mu.Lock()
+		gs = append(gs, i)
+		mu.Unlock()
+	})
+	slices.Sort(fs)
+	slices.Sort(gs)
+	if !slices.Equal(fs, []int{0, 1, 2, 3}) || !slices.Equal(gs, []int{0, 1, 2, 3}) {
+		t.Errorf("EachLargestFirstThen: f of %v, g of %v, want each thread once", fs, gs)
 	}
 }
 

@@ -274,9 +274,21 @@ func (t *Thread) Tree(ctx context.Context, opts view.Options) (*calltree.Tree, e
 // so each core takes a thread. The first error (in thread order) is
 // returned.
 func (s *Session) Trees(ctx context.Context, ths []*Thread, opts view.Options) ([]*calltree.Tree, error) {
+	return s.TreesThen(ctx, ths, opts, nil)
+}
+
+// TreesThen is Trees that also calls then (unless nil) with each thread,
+// on the same goroutines, once every tree has been started: a thread's
+// then may run while the tree of a larger thread is still being built,
+// on a core that would otherwise wait for it.
+func (s *Session) TreesThen(ctx context.Context, ths []*Thread, opts view.Options, then func(*Thread) error) ([]*calltree.Tree, error) {
 	out := make([]*calltree.Tree, len(ths))
-	errs := make([]error, len(ths))
-	EachLargestFirst(ths, func(i int) { out[i], errs[i] = ths[i].Tree(ctx, opts) })
+	errs := make([]error, 2*len(ths))
+	var g func(i int)
+	if then != nil {
+		g = func(i int) { errs[len(ths)+i] = then(ths[i]) }
+	}
+	EachLargestFirstThen(ths, func(i int) { out[i], errs[i] = ths[i].Tree(ctx, opts) }, g)
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -304,14 +316,30 @@ func LargestFirst(ths []*Thread) []int {
 // EachLargestFirst calls f with each index of ths, on as many goroutines
 // as there are cores, in LargestFirst's order, and returns when every call
 // has.
-func EachLargestFirst(ths []*Thread, f func(i int)) {
+func EachLargestFirst(ths []*Thread, f func(i int)) { EachLargestFirstThen(ths, f, nil) }
+
+// EachLargestFirstThen is EachLargestFirst that then calls g (unless nil)
+// with each index, in the same order and on the same goroutines: g of a
+// thread starts once f has started for every thread, and may run before
+// f of another has returned (or of its own, on another goroutine: what g
+// needs of f must be waited for, as the session's lazy values are).
+func EachLargestFirstThen(ths []*Thread, f, g func(i int)) {
 	order := LargestFirst(ths)
+	n := int64(len(order))
+	tasks := n
+	if g != nil {
+		tasks = 2 * n
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(order)) {
 		wg.Go(func() {
-			for k := next.Add(1) - 1; k < int64(len(order)); k = next.Add(1) - 1 {
-				f(order[k])
+			for k := next.Add(1) - 1; k < tasks; k = next.Add(1) - 1 {
+				if k < n {
+					f(order[k])
+				} else {
+					g(order[k-n])
+				}
 			}
 		})
 	}

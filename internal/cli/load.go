@@ -51,6 +51,11 @@ type loadOptions struct {
 	// hold no time (summary explains what the file holds; other commands
 	// fail with the reason).
 	allowEmpty bool
+	// alongTrees, unless nil, is called once the session is read; the
+	// function it returns is then called with each selected thread while
+	// the trees of a trace's threads are built, on the same cores
+	// (Session.TreesThen), or after the tree of a lone thread.
+	alongTrees func(*session.Session) func(*session.Thread) error
 }
 
 // commonFlags are the flags every analysing command takes.
@@ -124,11 +129,15 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		return nil, noThreads(name, l.profile)
 	}
 	ctx := e.ctx
+	var along func(*session.Thread) error
+	if opts.trees && opts.alongTrees != nil {
+		along = opts.alongTrees(s)
+	}
 	if opts.trees && len(ths) > 1 {
 		// A trace's threads in parallel (the loop below then finds them
 		// cached).
 		prog.setPhase(fmt.Sprintf("trees of %d threads", len(ths)))
-		if _, err := s.Trees(ctx, ths, vo); err != nil {
+		if _, err := s.TreesThen(ctx, ths, vo, along); err != nil {
 			return nil, err
 		}
 	}
@@ -167,6 +176,11 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 			phase("trees")
 			if ta.tree, err = st.Tree(ctx, vo); err != nil {
 				return nil, err
+			}
+			if along != nil && len(ths) == 1 {
+				if err := along(st); err != nil {
+					return nil, err
+				}
 			}
 		}
 		l.threads = append(l.threads, ta)

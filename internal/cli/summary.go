@@ -45,7 +45,25 @@ type threadSummary struct {
 	devtools               devtoolsstats.Stats
 }
 
-func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
+// wholeTraceStats are the DevTools Summaries of a trace's threads over the
+// whole trace, by thread id, computed while the trees are built
+// (loadOptions.alongTrees).
+type wholeTraceStats []devtoolsstats.Stats
+
+func (w wholeTraceStats) compute(e *env, st *session.Thread) error {
+	if !st.IsTrace() {
+		return nil
+	}
+	cs, err := st.Calls(e.ctx)
+	if err != nil {
+		return err
+	}
+	p := st.Session().Profile
+	w[st.ID] = devtoolsstats.ThreadWholeTrace(p, st.ID, cs, devtoolsstats.TraceBounds(p))
+	return nil
+}
+
+func summarize(e *env, l *loaded, ta *threadAnalysis, whole wholeTraceStats) (threadSummary, error) {
 	th := l.thread(ta)
 	cats, err := ta.st.CategoryTimes(e.ctx)
 	if err != nil {
@@ -63,7 +81,7 @@ func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
 			return threadSummary{}, err
 		}
 		s.calls = len(cs)
-		s.devtools = devtoolsstats.ThreadWholeTrace(l.profile, ta.id, cs, devtoolsstats.TraceBounds(l.profile))
+		s.devtools = whole[ta.id]
 	}
 	mean, median := ta.st.SampleIntervals()
 	s.meanIntNS, s.medianIntNS = int64(mean), int64(median)
@@ -73,14 +91,14 @@ func summarize(e *env, l *loaded, ta *threadAnalysis) (threadSummary, error) {
 // summarizeAll summarizes every thread, two at a time on two cores (the
 // DevTools Summary of a trace's thread walks its events and calls), the
 // threads of most samples and events first.
-func summarizeAll(e *env, l *loaded) ([]threadSummary, error) {
+func summarizeAll(e *env, l *loaded, whole wholeTraceStats) ([]threadSummary, error) {
 	out := make([]threadSummary, len(l.threads))
 	errs := make([]error, len(l.threads))
 	sts := make([]*session.Thread, len(l.threads))
 	for i, ta := range l.threads {
 		sts[i] = ta.st
 	}
-	session.EachLargestFirst(sts, func(i int) { out[i], errs[i] = summarize(e, l, l.threads[i]) })
+	session.EachLargestFirst(sts, func(i int) { out[i], errs[i] = summarize(e, l, l.threads[i], whole) })
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -97,7 +115,12 @@ func runSummary(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	l, err := load(e, name, loadOptions{trees: true, common: common, allowEmpty: true})
+	var whole wholeTraceStats
+	l, err := load(e, name, loadOptions{trees: true, common: common, allowEmpty: true,
+		alongTrees: func(s *session.Session) func(*session.Thread) error {
+			whole = make(wholeTraceStats, len(s.Profile.Threads))
+			return func(st *session.Thread) error { return whole.compute(e, st) }
+		}})
 	if err != nil {
 		return err
 	}
@@ -106,7 +129,7 @@ func runSummary(e *env, args []string) error {
 	p := l.profile
 	if *asJSON {
 		out := report.Summary{Format: p.Format, File: name, Threads: []report.ThreadSummary{}, Diagnostics: report.Diagnostics(p.Diagnostics)}
-		sums, err := summarizeAll(e, l)
+		sums, err := summarizeAll(e, l, whole)
 		if err != nil {
 			return err
 		}
@@ -138,7 +161,7 @@ func runSummary(e *env, args []string) error {
 	if len(l.threads) == 0 {
 		fmt.Fprintf(w, "\n%v\n", noThreads(name, p))
 	}
-	sums, err := summarizeAll(e, l)
+	sums, err := summarizeAll(e, l, whole)
 	if err != nil {
 		return err
 	}
