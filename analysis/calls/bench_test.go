@@ -7,7 +7,6 @@ import (
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/proftest"
-	"github.com/jsprof/jsprof/profile"
 )
 
 // BenchmarkCalls measures DevTools' reconstruction (timeline + forEachFrame)
@@ -45,18 +44,13 @@ func BenchmarkCalls(b *testing.B) {
 // (buildProfileCalls and treify) on the largest sampled thread of each of
 // the large DevTools traces of the corpus.
 func BenchmarkIntegrate(b *testing.B) {
-	for _, name := range []string{"wrong-main-frame-bug", "web-dev-screenshot-source-ids", "shift-attribution", "cls-no-nav"} {
+	for _, name := range proftest.LargeTraces {
 		b.Run(name, func(b *testing.B) {
 			p, err := format.ReadFile(proftest.Corpus(b, "devtools/"+name+".json.gz"), nil, format.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			var th profile.ThreadID
-			for i, t := range p.Threads {
-				if t.Samples.Len()+t.Events.Len() > p.Threads[th].Samples.Len()+p.Threads[th].Events.Len() {
-					th = profile.ThreadID(i)
-				}
-			}
+			th := proftest.LargestThread(p)
 			tl, err := calls.NewTimeline(p, th)
 			if err != nil {
 				b.Fatal(err)

@@ -43,18 +43,13 @@ func BenchmarkStatsForTimeRange(b *testing.B) {
 // trace (its events merged with its calls) on the largest thread of each
 // of the large DevTools traces of the corpus.
 func BenchmarkThreadWholeTrace(b *testing.B) {
-	for _, name := range []string{"wrong-main-frame-bug", "web-dev-screenshot-source-ids", "shift-attribution", "cls-no-nav"} {
+	for _, name := range proftest.LargeTraces {
 		b.Run(name, func(b *testing.B) {
 			p, err := format.ReadFile(proftest.Corpus(b, "devtools/"+name+".json.gz"), nil, format.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			var th profile.ThreadID
-			for i, t := range p.Threads {
-				if t.Samples.Len()+t.Events.Len() > p.Threads[th].Samples.Len()+p.Threads[th].Events.Len() {
-					th = profile.ThreadID(i)
-				}
-			}
+			th := proftest.LargestThread(p)
 			tl, err := calls.NewTimeline(p, th)
 			if err != nil {
 				b.Fatal(err)
