@@ -319,10 +319,11 @@ func LargestFirst(ths []*Thread) []int {
 func EachLargestFirst(ths []*Thread, f func(i int)) { EachLargestFirstThen(ths, f, nil) }
 
 // EachLargestFirstThen is EachLargestFirst that then calls g (unless nil)
-// with each index, in the same order and on the same goroutines: g of a
-// thread starts once f has started for every thread, and may run before
-// f of another has returned (or of its own, on another goroutine: what g
-// needs of f must be waited for, as the session's lazy values are).
+// with each index, in the same order and on the same goroutines: a
+// goroutine takes a thread's g only once every thread's f has been taken,
+// so g may run before f of another thread has returned, or of its own on
+// another goroutine (what g needs of f must be waited for, as the
+// session's lazy values are).
 func EachLargestFirstThen(ths []*Thread, f, g func(i int)) {
 	order := LargestFirst(ths)
 	n := int64(len(order))

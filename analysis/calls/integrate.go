@@ -455,8 +455,9 @@ func (it *integrator) extractEvent(ev int32) {
 	}
 	// The stack is the JS stack (aliased, as in DevTools): DevTools drops
 	// its native frames, but it holds none (extract pushes only frames it
-	// has filtered the same way); it extends the frames from the lock up
-	// to the event's end, then cuts the stack there (see truncate).
+	// has filtered the same way); it extends the frames above the lock to
+	// the event's end, then truncates at the stack's own depth, which ends
+	// every frame at the event's start and cuts none off (see truncate).
 	it.truncate(max(it.lockedTop(), len(it.jsStack)), ts)
 }
 

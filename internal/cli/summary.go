@@ -88,9 +88,9 @@ func summarize(e *env, l *loaded, ta *threadAnalysis, whole wholeTraceStats) (th
 	return s, nil
 }
 
-// summarizeAll summarizes every thread, two at a time on two cores (the
-// DevTools Summary of a trace's thread walks its events and calls), the
-// threads of most samples and events first.
+// summarizeAll summarizes every thread, two at a time on two cores, the
+// threads of most samples and events first. whole holds the DevTools
+// Summaries of a trace's threads, the costly part, made beside the trees.
 func summarizeAll(e *env, l *loaded, whole wholeTraceStats) ([]threadSummary, error) {
 	out := make([]threadSummary, len(l.threads))
 	errs := make([]error, len(l.threads))
