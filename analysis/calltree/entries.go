@@ -49,6 +49,7 @@ type EntryBuilder struct {
 	from, to profile.Time
 	stack    []openEntry
 	start    profile.NodeID
+	kids     []int32 // per top-down node: its children, up to fewKids + 1 (childOf)
 }
 
 type openEntry struct {
@@ -61,6 +62,7 @@ type openEntry struct {
 // window [from, to).
 func NewEntryBuilder(p *profile.Profile, th profile.ThreadID, from, to profile.Time) *EntryBuilder {
 	t := newTree(p, th)
+	t.scanKids = true // children found as childOf finds them
 	return &EntryBuilder{t: t, from: from, to: to, stack: make([]openEntry, 0, 64), start: profile.NodeID(t.thread.Nodes.Start)}
 }
 
@@ -83,7 +85,10 @@ func (b *EntryBuilder) Add(e *Entry) {
 	}
 	d := min(end, to) - max(e.Start, from)
 	f := t.funcID(e.Frame)
-	n := t.child(parent.node, f)
+	for len(b.kids) < len(t.TopDown) {
+		b.kids = append(b.kids, 0)
+	}
+	n := t.childOf(parent.node, f, b.kids)
 	nd := &t.TopDown[n]
 	nd.Total += d
 	nd.Self += d
