@@ -4,35 +4,76 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
+	"github.com/jsprof/jsprof/analysis/devtoolsstats"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/session"
 )
 
-// BenchmarkTreeFromEntries measures the tree of a trace thread built from
-// its entries (its calls merged with its trace events) on the largest
-// thread of each large DevTools trace of the corpus.
-func BenchmarkTreeFromEntries(b *testing.B) {
-	ctx := context.Background()
+// The benchmarks of a trace thread's analyses run on the largest thread of
+// each large DevTools trace of the corpus (proftest.LargeTraces).
+func eachLargeTrace(b *testing.B, bench func(b *testing.B, s *session.Session, th *session.Thread)) {
 	for _, name := range proftest.LargeTraces {
 		b.Run(name, func(b *testing.B) {
-			s, err := session.Load(ctx, proftest.Corpus(b, "devtools/"+name+".json.gz"), session.Options{})
+			s, err := session.Load(context.Background(), proftest.Corpus(b, "devtools/"+name+".json.gz"), session.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
-			th := s.Threads()[proftest.LargestThread(s.Profile)]
-			es, err := th.TreeEntries(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			from, to, err := th.Window(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				calltree.FromEntries(s.Profile, th.ID, es, from, to)
-			}
+			bench(b, s, s.Threads()[proftest.LargestThread(s.Profile)])
 		})
 	}
+}
+
+// BenchmarkIntegrate measures DevTools' ProfileCalls of a trace thread
+// (buildProfileCalls and treify).
+func BenchmarkIntegrate(b *testing.B) {
+	eachLargeTrace(b, func(b *testing.B, s *session.Session, th *session.Thread) {
+		tl, err := th.Timeline(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		var n int
+		for b.Loop() {
+			n = len(tl.Integrate(calls.IntegrateOptions{}))
+		}
+		b.ReportMetric(float64(n), "calls/op")
+	})
+}
+
+// BenchmarkThreadWholeTrace measures the DevTools Summary of the whole
+// trace (the thread's events merged with its calls).
+func BenchmarkThreadWholeTrace(b *testing.B) {
+	eachLargeTrace(b, func(b *testing.B, s *session.Session, th *session.Thread) {
+		cs, err := th.Calls(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		bounds := devtoolsstats.TraceBounds(s.Profile)
+		b.ReportAllocs()
+		for b.Loop() {
+			devtoolsstats.ThreadWholeTrace(s.Profile, th.ID, cs, bounds)
+		}
+	})
+}
+
+// BenchmarkTreeFromEntries measures the tree of a trace thread built from
+// its entries (its calls merged with its trace events).
+func BenchmarkTreeFromEntries(b *testing.B) {
+	eachLargeTrace(b, func(b *testing.B, s *session.Session, th *session.Thread) {
+		ctx := context.Background()
+		es, err := th.TreeEntries(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		from, to, err := th.Window(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			calltree.FromEntries(s.Profile, th.ID, es, from, to)
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/analysis/calls"
-	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/proftest"
 )
@@ -38,29 +37,4 @@ func BenchmarkCalls(b *testing.B) {
 			_ = tl.Calls()
 		}
 	})
-}
-
-// BenchmarkIntegrate measures DevTools' ProfileCalls of a trace thread
-// (buildProfileCalls and treify) on the largest sampled thread of each of
-// the large DevTools traces of the corpus.
-func BenchmarkIntegrate(b *testing.B) {
-	for _, name := range proftest.LargeTraces {
-		b.Run(name, func(b *testing.B) {
-			p, err := format.ReadFile(proftest.Corpus(b, "devtools/"+name+".json.gz"), nil, format.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			th := proftest.LargestThread(p)
-			tl, err := calls.NewTimeline(p, th)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			var n int
-			for b.Loop() {
-				n = len(tl.Integrate(calls.IntegrateOptions{}))
-			}
-			b.ReportMetric(float64(n), "calls/op")
-		})
-	}
 }

@@ -4,9 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/jsprof/jsprof/analysis/calls"
-	"github.com/jsprof/jsprof/format"
-	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -36,30 +33,5 @@ func BenchmarkStatsForTimeRange(b *testing.B) {
 	b.ReportMetric(float64(len(evs)), "entries/op")
 	for b.Loop() {
 		StatsForTimeRange(evs, start, end)
-	}
-}
-
-// BenchmarkThreadWholeTrace measures the DevTools Summary of the whole
-// trace (its events merged with its calls) on the largest thread of each
-// of the large DevTools traces of the corpus.
-func BenchmarkThreadWholeTrace(b *testing.B) {
-	for _, name := range proftest.LargeTraces {
-		b.Run(name, func(b *testing.B) {
-			p, err := format.ReadFile(proftest.Corpus(b, "devtools/"+name+".json.gz"), nil, format.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			th := proftest.LargestThread(p)
-			tl, err := calls.NewTimeline(p, th)
-			if err != nil {
-				b.Fatal(err)
-			}
-			cs := tl.Integrate(calls.IntegrateOptions{})
-			bounds := TraceBounds(p)
-			b.ReportAllocs()
-			for b.Loop() {
-				ThreadWholeTrace(p, th, cs, bounds)
-			}
-		})
 	}
 }
