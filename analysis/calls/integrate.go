@@ -260,8 +260,8 @@ type merger struct {
 
 	// The times of the entries i and j, each computed once (entryTime
 	// divides), valid while ai == i and bj == j.
-	ai, bj             int32
-	ats, adur, bts, bd float64
+	ai, bj               int32
+	ats, adur, bts, bdur float64
 }
 
 func (it *integrator) newMerger(nb int, sample bool) *merger {
@@ -277,15 +277,15 @@ func (m *merger) next() {
 		m.ai = m.i
 	}
 	if m.j < m.nb && m.bj != m.j {
-		m.bts, m.bd = m.it.entryTime(entry{ev: -1, call: m.j}, m.sample)
+		m.bts, m.bdur = m.it.entryTime(entry{ev: -1, call: m.j}, m.sample)
 		m.bj = m.j
 	}
 	switch {
-	case m.i < m.na && (m.j >= m.nb || compareTimes(m.ats, m.adur, m.bts, m.bd) <= 0):
+	case m.i < m.na && (m.j >= m.nb || compareTimes(m.ats, m.adur, m.bts, m.bdur) <= 0):
 		m.cur, m.ts, m.dur = entry{ev: m.i, call: -1}, m.ats, m.adur
 		m.i++
 	case m.j < m.nb:
-		m.cur, m.ts, m.dur = entry{ev: -1, call: m.j}, m.bts, m.bd
+		m.cur, m.ts, m.dur = entry{ev: -1, call: m.j}, m.bts, m.bdur
 		m.j++
 	default:
 		m.ok = false
