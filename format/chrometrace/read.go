@@ -1357,16 +1357,27 @@ func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error 
 		return err
 	}
 	p.parts = append(p.parts, part{nodes: nodes, deltas: deltas, event: path, deltasOff: c.deltasOff})
-	p.asm.AddSamples(c.samples)
-	p.asm.AddTimeDeltas(c.deltas)
-	p.asm.AddLines(c.lines, c.cols, len(c.samples))
+	if c.samples != nil {
+		p.asm.AddSamples(c.samples)
+	} else {
+		p.asm.AddSamples32(c.samples32)
+	}
+	if c.deltas != nil {
+		p.asm.AddTimeDeltas(c.deltas)
+		for _, d := range c.deltas {
+			p.deltaSum += float64(d) / 1000 // µs, as DevTools adds them
+		}
+	} else {
+		p.asm.AddTimeDeltas32(c.deltas32)
+		for _, d := range c.deltas32 {
+			p.deltaSum += float64(d) // whole µs: the same sum
+		}
+	}
+	p.asm.AddLines(c.lines, c.cols, len(c.samples)+len(c.samples32))
 	for _, t := range c.traceIDs {
 		p.asm.AddTraceID(t[0], t[1])
 	}
 	_, ns, nd := p.asm.Counts()
-	for _, d := range c.deltas {
-		p.deltaSum += float64(d) / 1000 // µs, as DevTools adds them
-	}
 	if ns != nd {
 		if !p.broken {
 			r.diag.Add("chunk-length-mismatch", 1, "a profile's samples and timeDeltas differ in length; DevTools stops reading its chunks' end time and source")
@@ -1484,8 +1495,15 @@ func member(obj []byte, keys ...string) ([]byte, int, bool) {
 }
 
 type chunk struct {
+	// The samples' node ids, in samples32 while every id fits (as Chrome
+	// writes them), else in samples; the time deltas as whole µs in
+	// deltas32 while every one is, else as ns in deltas. Half the memory
+	// of 64 bits, and the profile's times are then made over them in
+	// place (v8.Assembler.AddTimeDeltas32).
 	samples     []int64
+	samples32   []int32
 	deltas      []int64 // ns
+	deltas32    []int32 // µs
 	deltasOff   int64   // offset of the timeDeltas array, or −1
 	lines, cols []int32
 	traceIDs    [][2]int64
@@ -1603,6 +1621,19 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 					if s.Null() {
 						continue
 					}
+					if c.samples == nil {
+						at := s.Offset()
+						v, fits, err := s.Ints32(c.samples32)
+						if err == nil && fits {
+							c.samples32 = v
+							continue
+						}
+						// An id beyond int32, or an error: read again as
+						// int64, which reports the error as before.
+						s.SetOffset(at)
+						c.samples = widen(c.samples32, 1)
+						c.samples32 = nil
+					}
 					if c.samples, err = s.Ints(c.samples); err != nil {
 						return nil, fail("data.cpuProfile.samples", err)
 					}
@@ -1634,7 +1665,21 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 			if s.Null() {
 				continue
 			}
-			arr, n := s.Offset(), len(c.deltas)
+			arr := s.Offset()
+			if c.deltas == nil {
+				v, fits, err := s.Ints32(c.deltas32)
+				if err == nil && fits {
+					c.deltas32 = v
+					c.deltasOff = off + arr
+					continue
+				}
+				// A fraction, a delta beyond int32 µs, or an error: read
+				// again as ns, which reports the error as before.
+				s.SetOffset(arr)
+				c.deltas = widen(c.deltas32, 1000)
+				c.deltas32 = nil
+			}
+			n := len(c.deltas)
 			// µs, read as ns: integers as Chrome writes them, or any
 			// number (jsprof's own traces keep ns as µs fractions, and
 			// DevTools adds whatever number it finds).
@@ -1698,6 +1743,15 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 			}
 		}
 	}
+}
+
+// widen returns the values of v as int64, each times scale.
+func widen(v []int32, scale int64) []int64 {
+	w := make([]int64, len(v))
+	for i, x := range v {
+		w[i] = int64(x) * scale
+	}
+	return w
 }
 
 // readTraceIDs reads {"<trace id>": nodeId, …}. A key that JavaScript could

@@ -2,6 +2,7 @@ package chrometrace_test
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -125,5 +126,60 @@ func TestChunkFractionalDeltas(t *testing.T) {
 	bad := strings.Replace(doc, "0.001", "123456789012345678.5", 1)
 	if _, err := chrometrace.Parse(strings.NewReader(bad), chrometrace.Options{}); err == nil || !strings.Contains(err.Error(), "[1].args.data.timeDeltas[1]: time 12345678901234") || !strings.HasSuffix(err.Error(), "µs out of range") {
 		t.Errorf("a delta of 1.2e17 µs: got error %v", err)
+	}
+}
+
+// A ProfileChunk's samples and deltas are kept in 32 bits (ids, whole µs)
+// while they fit, and the profile's times then stay compact; a chunk whose
+// ids or deltas do not fit (an id beyond int32, a fractional µs, before or
+// after chunks that fit) widens the joined arrays without changing a value.
+func TestChunkArraysMixedWidths(t *testing.T) {
+	const big = 5_000_000_000 // beyond int32
+	chunk := func(nodes, samples, deltas string) string {
+		return `{"name":"ProfileChunk","ph":"P","id":"0x1","pid":1,"tid":2,"ts":110,"args":{"data":{"cpuProfile":{"nodes":[` +
+			nodes + `],"samples":[` + samples + `]},"timeDeltas":[` + deltas + `]}}}`
+	}
+	nodes := `{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"f"}}`
+	bigNode := `{"id":5000000000,"parent":1,"callFrame":{"functionName":"g"}}`
+	profileEvent := `{"name":"Profile","ph":"P","id":"0x1","pid":1,"tid":2,"ts":100,"args":{"data":{"startTime":100}}}`
+	for _, tc := range []struct {
+		name    string
+		chunks  []string
+		times   []profile.Time
+		funcs   []string
+		compact bool
+	}{
+		{"narrow", []string{chunk(nodes, "2,2", "1,2"), chunk("", "2", "3")},
+			[]profile.Time{101_000, 103_000, 106_000}, []string{"f", "f", "f"}, true},
+		{"fraction after", []string{chunk(nodes, "2,2", "1,2"), chunk("", "2", "0.5")},
+			[]profile.Time{101_000, 103_000, 103_500}, []string{"f", "f", "f"}, false},
+		{"fraction before", []string{chunk(nodes, "2", "0.5"), chunk("", "2,2", "1,2")},
+			[]profile.Time{100_500, 101_500, 103_500}, []string{"f", "f", "f"}, false},
+		{"big id after", []string{chunk(nodes, "2,2", "1,2"), chunk(bigNode, fmt.Sprint(big, ",2"), "3,4")},
+			[]profile.Time{101_000, 103_000, 106_000, 110_000}, []string{"f", "f", "g", "f"}, true},
+		{"big id before", []string{chunk(nodes+","+bigNode, fmt.Sprint(big), "1"), chunk("", "2,2", "1,2")},
+			[]profile.Time{101_000, 102_000, 104_000}, []string{"g", "f", "f"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := "[" + profileEvent + "," + strings.Join(tc.chunks, ",") + "]"
+			p, err := chrometrace.Parse(strings.NewReader(doc), chrometrace.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss := p.ThreadSamples(0)
+			if got := ss.Time.Wide(); !slices.Equal(got, tc.times) {
+				t.Errorf("sample times %v, want %v", got, tc.times)
+			}
+			var funcs []string
+			for _, nd := range ss.Node {
+				funcs = append(funcs, p.Str(p.NodeFrame(nd).Name))
+			}
+			if !slices.Equal(funcs, tc.funcs) {
+				t.Errorf("sample functions %v, want %v", funcs, tc.funcs)
+			}
+			if ss.Time.Compact() != tc.compact {
+				t.Errorf("times compact %v, want %v", ss.Time.Compact(), tc.compact)
+			}
+		})
 	}
 }

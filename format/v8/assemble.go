@@ -84,34 +84,78 @@ func rebase(err error, base int64) error {
 // appended (appended chunk by chunk, a long profile's arrays were copied
 // through growths that allocated five times their size).
 func (a *Assembler) AddSamples(ids []int64) {
-	a.p.chunks.samples = append(a.p.chunks.samples, ids)
-	a.p.chunks.nSamples += len(ids)
+	c := &a.p.chunks
+	c.samples = append(c.samples, chunkInts{wide: ids})
+	c.nSamples += len(ids)
+	c.wideSamples = true
+	a.p.hasSamples = true
+}
+
+// AddSamples32 is AddSamples for ids that each fit in an int32, as Chrome
+// writes them: joined in 32 bits while every chunk's are, they take half
+// the memory.
+func (a *Assembler) AddSamples32(ids []int32) {
+	c := &a.p.chunks
+	c.samples = append(c.samples, chunkInts{narrow: ids})
+	c.nSamples += len(ids)
 	a.p.hasSamples = true
 }
 
 // AddTimeDeltas appends time deltas in ns. It keeps ns, as AddSamples
 // keeps its ids.
 func (a *Assembler) AddTimeDeltas(ns []int64) {
-	a.p.chunks.deltas = append(a.p.chunks.deltas, ns)
-	a.p.chunks.nDeltas += len(ns)
+	c := &a.p.chunks
+	c.deltas = append(c.deltas, chunkInts{wide: ns})
+	c.nDeltas += len(ns)
+	c.wideDeltas = true
+}
+
+// AddTimeDeltas32 is AddTimeDeltas for deltas that are each a whole number
+// of µs, given in µs: while every chunk's are, the times are made over
+// them in place and kept in 4 bytes each (profile.Times), as for a
+// .cpuprofile.
+func (a *Assembler) AddTimeDeltas32(us []int32) {
+	c := &a.p.chunks
+	c.deltas = append(c.deltas, chunkInts{narrow: us})
+	c.nDeltas += len(us)
+}
+
+// joinInts appends chunks (n values in all) to the array of 64-bit values
+// wide or, while it is nil and no chunk is wide, of 32-bit values narrow;
+// a 32-bit value v stands for v·scale in 64 bits.
+func joinInts(wide []int64, narrow []int32, chunks []chunkInts, n int, anyWide bool, scale int64) ([]int64, []int32) {
+	if len(chunks) == 0 {
+		return wide, narrow
+	}
+	if wide == nil && !anyWide {
+		narrow = jsonscan.Grow(narrow, n)
+		for _, c := range chunks {
+			narrow = append(narrow, c.narrow...)
+		}
+		return nil, narrow
+	}
+	wide = jsonscan.Grow(wide, len(narrow)+n)
+	for _, v := range narrow {
+		wide = append(wide, int64(v)*scale)
+	}
+	for _, c := range chunks {
+		if c.wide != nil {
+			wide = append(wide, c.wide...)
+			continue
+		}
+		for _, v := range c.narrow {
+			wide = append(wide, int64(v)*scale)
+		}
+	}
+	return wide, nil
 }
 
 // joinChunks appends the samples and deltas kept by AddSamples and
 // AddTimeDeltas to the parser's arrays.
 func (p *parser) joinChunks() {
-	join := func(to []int64, chunks [][]int64, n int) []int64 {
-		if len(chunks) == 0 {
-			return to
-		}
-		to = jsonscan.Grow(to, n)
-		for _, c := range chunks {
-			to = append(to, c...)
-		}
-		return to
-	}
 	c := &p.chunks
-	p.samples = join(p.samples, c.samples, c.nSamples)
-	p.deltas = join(p.deltas, c.deltas, c.nDeltas)
+	p.samples, p.samples32 = joinInts(p.samples, p.samples32, c.samples, c.nSamples, c.wideSamples, 1)
+	p.deltas, p.deltas32 = joinInts(p.deltas, p.deltas32, c.deltas, c.nDeltas, c.wideDeltas, 1000)
 	if len(c.lines) > 0 {
 		p.lines, p.cols = jsonscan.Grow(p.lines, c.nLines), jsonscan.Grow(p.cols, c.nLines)
 		if p.lines == nil { // zero lines to join
@@ -151,7 +195,7 @@ func (a *Assembler) AddLines(lines, cols []int32, n int) {
 			return
 		}
 		// Zeros for the samples before the first chunk with lines.
-		before := len(p.samples) + c.nSamples - n
+		before := p.joinedSamples() + c.nSamples - n
 		c.lines = append(c.lines, chunkLines{n: before})
 		c.nLines += before
 	}
@@ -169,15 +213,20 @@ func (a *Assembler) AddTraceID(id, node int64) {
 
 // Counts returns the numbers of nodes, samples and time deltas so far.
 func (a *Assembler) Counts() (nodes, samples, deltas int) {
-	return len(a.p.nodes), len(a.p.samples) + a.p.chunks.nSamples, len(a.p.deltas) + a.p.chunks.nDeltas
+	p := &a.p
+	return len(p.nodes), p.joinedSamples() + p.chunks.nSamples, len(p.deltas) + len(p.deltas32) + p.chunks.nDeltas
 }
+
+// joinedSamples returns the number of samples in the parser's arrays (one
+// of samples and samples32 is empty).
+func (p *parser) joinedSamples() int { return len(p.samples) + len(p.samples32) }
 
 // Append appends the profile as a thread with th's identity (PID, TID, Name,
 // ProfileID); prefix names the profile in errors.
 func (a *Assembler) Append(th profile.Thread, prefix string) error {
 	a.p.joinChunks()
 	a.p.prefix, a.p.chunkStart = prefix, 0
-	a.p.hasSamples = len(a.p.samples) > 0
+	a.p.hasSamples = a.p.joinedSamples() > 0
 	a.p.s = nil // the chunks' scanners are gone: offsets of samples are unknown
 	return a.p.appendThread(th)
 }
@@ -202,9 +251,10 @@ func (a *Assembler) ReadProfile(data []byte, base int64, prefix string) (start, 
 func (a *Assembler) Truncate() int {
 	p := &a.p
 	p.joinChunks()
-	n := min(len(p.samples), len(p.deltas))
-	dropped := len(p.samples) - n
-	p.samples, p.deltas = p.samples[:n], p.deltas[:n]
+	n := min(p.joinedSamples(), len(p.deltas)+len(p.deltas32))
+	dropped := p.joinedSamples() - n
+	p.samples, p.samples32 = cut(p.samples, n), cut(p.samples32, n)
+	p.deltas, p.deltas32 = cut(p.deltas, n), cut(p.deltas32, n)
 	if p.lines != nil {
 		p.lines, p.cols = p.lines[:min(n, len(p.lines))], p.cols[:min(n, len(p.cols))]
 	}
@@ -213,3 +263,6 @@ func (a *Assembler) Truncate() int {
 
 // HasLines reports whether the profile has per-sample lines and columns.
 func (a *Assembler) HasLines() bool { return a.p.lines != nil || len(a.p.chunks.lines) > 0 }
+
+// cut returns s cut to at most n elements (nil stays nil).
+func cut[S ~[]E, E any](s S, n int) S { return s[:min(n, len(s))] }

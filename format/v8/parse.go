@@ -130,12 +130,21 @@ type parser struct {
 // chunkArrays are the samples, time deltas, lines and columns of a trace's
 // chunks, kept until they are joined (Assembler.AddSamples, joinChunks).
 type chunkArrays struct {
-	samples, deltas   [][]int64
+	samples, deltas   []chunkInts
 	nSamples, nDeltas int
+	// wideSamples and wideDeltas tell whether a chunk's array is int64.
+	wideSamples, wideDeltas bool
 	// Lines and columns, from the first chunk that has them
 	// (Assembler.AddLines).
 	lines  []chunkLines
 	nLines int
+}
+
+// chunkInts is one chunk's array of sample ids or time deltas: in 32 bits
+// (ids, µs) when every value fits, else in 64 (ids, ns).
+type chunkInts struct {
+	wide   []int64
+	narrow []int32
 }
 
 // chunkLines are the lines and columns of n samples; missing ones are 0.
