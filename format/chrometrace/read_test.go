@@ -159,6 +159,14 @@ func TestChunkArraysMixedWidths(t *testing.T) {
 			[]profile.Time{101_000, 103_000, 106_000, 110_000}, []string{"f", "f", "g", "f"}, true},
 		{"big id before", []string{chunk(nodes+","+bigNode, fmt.Sprint(big), "1"), chunk("", "2,2", "1,2")},
 			[]profile.Time{101_000, 102_000, 104_000}, []string{"g", "f", "f"}, true},
+		// A chunk of more samples than deltas: the profile is cut to the
+		// shorter of its samples and deltas (v8.Assembler.Truncate).
+		{"more samples", []string{chunk(nodes, "2,2,2", "1,2"), chunk("", "2", "4")},
+			[]profile.Time{101_000, 103_000, 107_000}, []string{"f", "f", "f"}, true},
+		{"more samples, wide", []string{chunk(nodes, "2,2,2", "1,0.5"), chunk("", "2", "4")},
+			[]profile.Time{101_000, 101_500, 105_500}, []string{"f", "f", "f"}, false},
+		{"more deltas", []string{chunk(nodes, "2", "1,2"), chunk("", "2", "4")},
+			[]profile.Time{101_000, 103_000}, []string{"f", "f"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := "[" + profileEvent + "," + strings.Join(tc.chunks, ",") + "]"
