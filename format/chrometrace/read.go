@@ -1710,13 +1710,20 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 			if s.Null() {
 				continue
 			}
-			v, err := s.Ints(nil)
-			if err != nil {
-				return nil, fail("data."+k, err)
-			}
-			out := make([]int32, len(v))
-			for i, x := range v {
-				out[i] = int32(max(min(x, math.MaxInt32), math.MinInt32))
+			at := s.Offset()
+			out, fits, err := s.Ints32(nil)
+			if err != nil || !fits {
+				// A value beyond int32 (clamped), or an error: read
+				// again as int64, which reports the error as before.
+				s.SetOffset(at)
+				v, err := s.Ints(nil)
+				if err != nil {
+					return nil, fail("data."+k, err)
+				}
+				out = make([]int32, len(v))
+				for i, x := range v {
+					out[i] = int32(max(min(x, math.MaxInt32), math.MinInt32))
+				}
 			}
 			if k == "lines" {
 				c.lines = out

@@ -3,6 +3,7 @@ package chrometrace_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -189,5 +190,30 @@ func TestChunkArraysMixedWidths(t *testing.T) {
 				t.Errorf("times compact %v, want %v", ss.Time.Compact(), tc.compact)
 			}
 		})
+	}
+}
+
+// A ProfileChunk's per-sample lines and columns: read as int32, a value
+// beyond it clamped; a chunk without them gives zeros, as a short array
+// does past its end.
+func TestChunkLines(t *testing.T) {
+	chunk := func(nodes, samples, deltas, extra string) string {
+		return `{"name":"ProfileChunk","ph":"P","id":"0x1","pid":1,"tid":2,"ts":110,"args":{"data":{"cpuProfile":{"nodes":[` +
+			nodes + `],"samples":[` + samples + `]},"timeDeltas":[` + deltas + `]` + extra + `}}}`
+	}
+	nodes := `{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"f"}}`
+	doc := `[{"name":"Profile","ph":"P","id":"0x1","pid":1,"tid":2,"ts":100,"args":{"data":{"startTime":100}}},` +
+		chunk(nodes, "2", "1", "") + "," +
+		chunk("", "2,2,2", "1,1,1", `,"lines":[5,9999999999,-9999999999],"columns":[7,8]`) + "," +
+		chunk("", "2", "1", `,"lines":[6],"columns":[9]`) + "]"
+	p, err := chrometrace.Parse(strings.NewReader(doc), chrometrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := p.ThreadSamples(0)
+	wantLines := []int32{0, 5, math.MaxInt32, math.MinInt32, 6}
+	wantCols := []int32{0, 7, 8, 0, 9}
+	if !slices.Equal(ss.Line, wantLines) || !slices.Equal(ss.Column, wantCols) {
+		t.Errorf("lines %v, columns %v; want %v and %v", ss.Line, ss.Column, wantLines, wantCols)
 	}
 }
