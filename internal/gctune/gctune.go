@@ -26,6 +26,57 @@ func Floor(percent int, floor uint64) {
 	t := &tuner{percent: percent, floor: floor, set: -1}
 	t.adjust(0)
 	t.arm()
+	current.Lock()
+	if old := current.t; old != nil {
+		old.mu.Lock()
+		old.stopped = true
+		old.mu.Unlock()
+	}
+	current.t = t
+	current.Unlock()
+}
+
+// current is the tuner Floor set last (tests call Floor more than once:
+// the tuner before stops adjusting).
+var current struct {
+	sync.Mutex
+	t *tuner
+}
+
+// CollectAndHold collects the heap now and keeps the memory it holds for
+// what follows: before the collection, the floor is raised to the heap's
+// memory (its objects, and the free memory not given back to the system),
+// so that the scavenger does not give back what the collection frees and
+// the heap is not collected again before it has used that memory. It is
+// for a phase that leaves large arrays for the next phase to allocate
+// again: jsprof after reading a .cpuprofile, whose parser's tables are
+// garbage once the profile is built, and whose trees then allocate arrays
+// as large (docs/performance.md §5f). Without Floor it does nothing: the
+// process has not chosen to tune the collector.
+func CollectAndHold() {
+	current.Lock()
+	t := current.t
+	current.Unlock()
+	if t == nil {
+		return
+	}
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"},
+	}
+	metrics.Read(s)
+	var held uint64
+	for _, x := range s {
+		if x.Value.Kind() == metrics.KindUint64 {
+			held += x.Value.Uint64()
+		}
+	}
+	t.mu.Lock()
+	t.floor = max(t.floor, held)
+	t.mu.Unlock()
+	t.adjust(t.live())
+	runtime.GC()
 }
 
 type tuner struct {
@@ -33,6 +84,7 @@ type tuner struct {
 	percent int
 	floor   uint64
 	set     int // the percent last set, −1 before the first
+	stopped bool
 	sample  [1]metrics.Sample
 }
 
@@ -44,6 +96,12 @@ type sentinel struct{ _ *int }
 
 func (t *tuner) arm() {
 	runtime.AddCleanup(&sentinel{}, func(t *tuner) {
+		t.mu.Lock()
+		stopped := t.stopped
+		t.mu.Unlock()
+		if stopped {
+			return
+		}
 		t.adjust(t.live())
 		t.arm()
 	}, t)
