@@ -2,6 +2,7 @@ package v8
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -121,4 +122,27 @@ func FuzzSplitNodes(f *testing.F) {
 			t.Fatal("the profile read in halves differs from the one read in order")
 		}
 	})
+}
+
+// nodeBraces counts two '{' a node (itself and its call frame) whatever
+// its positionTicks, so that a table with ticks is not overestimated.
+func TestNodeBraces(t *testing.T) {
+	node := `{"id":%d,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":1,"columnNumber":2},"hitCount":3%s},`
+	for _, c := range []struct {
+		ticks string
+		want  int
+	}{
+		{``, 2},
+		{`,"positionTicks":[]`, 2},
+		{`,"positionTicks":[{"line":2,"ticks":3}]`, 2},
+		{`,"positionTicks":[{"line":2,"ticks":3},{"line":4,"ticks":1},{"line":9,"ticks":7}]`, 2},
+	} {
+		var b strings.Builder
+		for i := range 10 {
+			fmt.Fprintf(&b, node, i+1, c.ticks)
+		}
+		if got := nodeBraces([]byte(b.String())); got != 10*c.want {
+			t.Errorf("ticks %q: %d braces of nodes in 10 nodes, want %d", c.ticks, got, 10*c.want)
+		}
+	}
 }
