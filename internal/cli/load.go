@@ -119,9 +119,9 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		// The V8 reader's node tables are garbage now, large arrays that
 		// the trees' arrays can reuse: collected now, and their memory
 		// held, the trees neither fault in pages the scavenger gave back
-		// nor are collected as their live arrays grow (typescript and
-		// many-nodes: peak −9% and −13%, time unchanged). Not for a
-		// trace, whose peak is in its trees (docs/performance.md §5f).
+		// nor are collected as their live arrays grow (many-nodes' peak
+		// −6%, time unchanged). Not for a trace, whose peak is in its
+		// trees (docs/performance.md §5f).
 		gctune.CollectAndHold()
 	}
 	l := &loaded{name: name, sess: s, profile: s.Profile}
