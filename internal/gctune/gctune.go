@@ -10,6 +10,8 @@
 // collected 13–25 times in 60–80 ms. Floor keeps the heap goal at floor
 // bytes or more, and leaves GOGC to rule above it: after each collection
 // the percent is set so that the next goal is max(floor, live·(1+percent)).
+// CollectAndHold raises the floor, between two phases, to the memory the
+// heap already holds, so that the next phase reuses it.
 package gctune
 
 import (
