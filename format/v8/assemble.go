@@ -2,6 +2,7 @@ package v8
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/profile"
@@ -87,7 +88,6 @@ func (a *Assembler) AddSamples(ids []int64) {
 	c := &a.p.chunks
 	c.samples = append(c.samples, chunkInts{wide: ids})
 	c.nSamples += len(ids)
-	c.wideSamples = true
 	a.p.hasSamples = true
 }
 
@@ -107,7 +107,6 @@ func (a *Assembler) AddTimeDeltas(ns []int64) {
 	c := &a.p.chunks
 	c.deltas = append(c.deltas, chunkInts{wide: ns})
 	c.nDeltas += len(ns)
-	c.wideDeltas = true
 }
 
 // AddTimeDeltas32 is AddTimeDeltas for deltas that are each a whole number
@@ -123,39 +122,42 @@ func (a *Assembler) AddTimeDeltas32(us []int32) {
 // joinInts appends chunks (n values in all) to the array of 64-bit values
 // wide or, while it is nil and no chunk is wide, of 32-bit values narrow;
 // a 32-bit value v stands for v·scale in 64 bits.
-func joinInts(wide []int64, narrow []int32, chunks []chunkInts, n int, anyWide bool, scale int64) ([]int64, []int32) {
+func joinInts(wide []int64, narrow []int32, chunks []chunkInts, n int, scale int64) ([]int64, []int32) {
 	if len(chunks) == 0 {
 		return wide, narrow
 	}
-	if wide == nil && !anyWide {
+	if wide == nil && !slices.ContainsFunc(chunks, func(c chunkInts) bool { return c.wide != nil }) {
 		narrow = jsonscan.Grow(narrow, n)
 		for _, c := range chunks {
 			narrow = append(narrow, c.narrow...)
 		}
 		return nil, narrow
 	}
-	wide = jsonscan.Grow(wide, len(narrow)+n)
-	for _, v := range narrow {
-		wide = append(wide, int64(v)*scale)
-	}
+	wide = appendScaled(jsonscan.Grow(wide, len(narrow)+n), narrow, scale)
 	for _, c := range chunks {
 		if c.wide != nil {
 			wide = append(wide, c.wide...)
-			continue
-		}
-		for _, v := range c.narrow {
-			wide = append(wide, int64(v)*scale)
+		} else {
+			wide = appendScaled(wide, c.narrow, scale)
 		}
 	}
 	return wide, nil
+}
+
+// appendScaled appends each of v times scale to w.
+func appendScaled(w []int64, v []int32, scale int64) []int64 {
+	for _, x := range v {
+		w = append(w, int64(x)*scale)
+	}
+	return w
 }
 
 // joinChunks appends the samples and deltas kept by AddSamples and
 // AddTimeDeltas to the parser's arrays.
 func (p *parser) joinChunks() {
 	c := &p.chunks
-	p.samples, p.samples32 = joinInts(p.samples, p.samples32, c.samples, c.nSamples, c.wideSamples, 1)
-	p.deltas, p.deltas32 = joinInts(p.deltas, p.deltas32, c.deltas, c.nDeltas, c.wideDeltas, 1000)
+	p.samples, p.samples32 = joinInts(p.samples, p.samples32, c.samples, c.nSamples, 1)
+	p.deltas, p.deltas32 = joinInts(p.deltas, p.deltas32, c.deltas, c.nDeltas, 1000)
 	if len(c.lines) > 0 {
 		p.lines, p.cols = jsonscan.Grow(p.lines, c.nLines), jsonscan.Grow(p.cols, c.nLines)
 		if p.lines == nil { // zero lines to join
@@ -214,12 +216,15 @@ func (a *Assembler) AddTraceID(id, node int64) {
 // Counts returns the numbers of nodes, samples and time deltas so far.
 func (a *Assembler) Counts() (nodes, samples, deltas int) {
 	p := &a.p
-	return len(p.nodes), p.joinedSamples() + p.chunks.nSamples, len(p.deltas) + len(p.deltas32) + p.chunks.nDeltas
+	return len(p.nodes), p.joinedSamples() + p.chunks.nSamples, p.joinedDeltas() + p.chunks.nDeltas
 }
 
 // joinedSamples returns the number of samples in the parser's arrays (one
 // of samples and samples32 is empty).
 func (p *parser) joinedSamples() int { return len(p.samples) + len(p.samples32) }
+
+// joinedDeltas is joinedSamples for the time deltas.
+func (p *parser) joinedDeltas() int { return len(p.deltas) + len(p.deltas32) }
 
 // Append appends the profile as a thread with th's identity (PID, TID, Name,
 // ProfileID); prefix names the profile in errors.
@@ -251,7 +256,7 @@ func (a *Assembler) ReadProfile(data []byte, base int64, prefix string) (start, 
 func (a *Assembler) Truncate() int {
 	p := &a.p
 	p.joinChunks()
-	n := min(p.joinedSamples(), len(p.deltas)+len(p.deltas32))
+	n := min(p.joinedSamples(), p.joinedDeltas())
 	dropped := p.joinedSamples() - n
 	p.samples, p.samples32 = cut(p.samples, n), cut(p.samples32, n)
 	p.deltas, p.deltas32 = cut(p.deltas, n), cut(p.deltas32, n)

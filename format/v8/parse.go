@@ -132,8 +132,6 @@ type parser struct {
 type chunkArrays struct {
 	samples, deltas   []chunkInts
 	nSamples, nDeltas int
-	// wideSamples and wideDeltas tell whether a chunk's array is int64.
-	wideSamples, wideDeltas bool
 	// Lines and columns, from the first chunk that has them
 	// (Assembler.AddLines).
 	lines  []chunkLines
