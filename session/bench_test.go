@@ -20,7 +20,8 @@ func eachLargeTrace(b *testing.B, bench func(b *testing.B, s *session.Session, t
 			if err != nil {
 				b.Fatal(err)
 			}
-			bench(b, s, s.Threads()[proftest.LargestThread(s.Profile)])
+			ths := s.Threads()
+			bench(b, s, ths[session.LargestFirst(ths)[0]])
 		})
 	}
 }

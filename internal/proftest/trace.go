@@ -6,8 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"strconv"
-
-	"github.com/jsprof/jsprof/profile"
 )
 
 // WriteLargeTrace writes a Chrome trace (JSON object with traceEvents) of
@@ -194,16 +192,3 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // (devtools/NAME.json.gz, 28–44 MB) that the benchmarks of a trace
 // thread's analyses run on (bench/compare.sh times them whole).
 var LargeTraces = []string{"wrong-main-frame-bug", "web-dev-screenshot-source-ids", "shift-attribution", "cls-no-nav"}
-
-// LargestThread returns the thread of p with the most samples and events
-// (the first of them on a tie), or 0 if p has none.
-func LargestThread(p *profile.Profile) profile.ThreadID {
-	var th profile.ThreadID
-	size := func(t *profile.Thread) int { return t.Samples.Len() + t.Events.Len() }
-	for i := range p.Threads {
-		if size(&p.Threads[i]) > size(&p.Threads[th]) {
-			th = profile.ThreadID(i)
-		}
-	}
-	return th
-}
