@@ -1,7 +1,9 @@
 package profile
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -48,7 +50,10 @@ func (p *Profile) String() string {
 	for _, e := range p.Edges {
 		fmt.Fprintf(&b, "edge %d->%d\n", e.From, e.To)
 	}
-	for _, lt := range p.LineTicks {
+	// By node: the order of LineTicks across nodes is not significant.
+	lts := slices.Clone(p.LineTicks)
+	slices.SortStableFunc(lts, func(a, b LineTick) int { return cmp.Compare(a.Node, b.Node) })
+	for _, lt := range lts {
 		fmt.Fprintf(&b, "ticks node=%d line=%d ticks=%d\n", lt.Node, lt.Line, lt.Ticks)
 	}
 	for _, x := range p.TraceIDs {

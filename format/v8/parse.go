@@ -76,7 +76,6 @@ type rawNode struct {
 	hasHit, hasParent  bool
 	hasChildren, hasID bool
 	children           [2]int32 // range in parser.children
-	ticks              [2]int32 // range in parser.ticks
 }
 
 type parser struct {
@@ -86,9 +85,11 @@ type parser struct {
 
 	path lazyPath // the path of the node being read (parseNode)
 
-	nodes      []rawNode
-	children   []int64
-	ticks      []profile.LineTick // Node holds the raw node index until build
+	nodes    []rawNode
+	children []int64
+	// The positionTicks entries of every node, in input order; Node holds
+	// the raw node's index until build, or −1 for an entry left out.
+	ticks      []profile.LineTick
 	samples    []int64
 	samples32  []int32 // the samples instead, when every id fits (ParseBytes)
 	deltas     []int64 // ns
@@ -457,21 +458,27 @@ func (p *parser) parseNodes() error {
 	data := s.Raw(0, int64(s.Len()))
 	start, limit := s.Offset(), p.nodesLimit(s.Offset())
 	at := p.splitPoint(data, start, limit)
-	var braces1, braces2 int // '{' in [start, at) and [at, limit)
+	var c1, c2 tableCounts // in [start, at) and [at, limit)
 	if at >= 0 {
 		var err error
-		if braces1, braces2, err = p.countBraces(data, start, at, limit); err != nil {
+		if c1, c2, err = p.countBraces(data, start, at, limit); err != nil {
 			return p.fail(at, "nodes", err)
 		}
 	} else {
-		braces1 = s.CountByte('{', start, limit)
+		c1.braces = s.CountByte('{', start, limit)
 	}
-	if est := (braces1 + braces2) / 2; est > 0 && len(p.nodes) == 0 {
+	if est := (c1.braces + c2.braces) / 2; est > 0 && len(p.nodes) == 0 {
 		est = min(est, p.limits.MaxNodes)
 		p.nodes = make([]rawNode, 0, est)
 		p.children = make([]int64, 0, est)
 	}
-	half := p.splitNodes(data, at, braces1/2, braces2/2)
+	if est := c1.ticks + c2.ticks; est > 0 && cap(p.ticks) == 0 {
+		// Grown by doubling in each half, then joined, the entries were
+		// allocated four times over (15.5 MB for 3.6 MB on many-nodes);
+		// sized so, the table becomes the profile's (appendLineTicks).
+		p.ticks = make([]profile.LineTick, 0, est)
+	}
+	half := p.splitNodes(data, at, c1, c2)
 	defer half.wait()
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
@@ -499,48 +506,59 @@ func (p *parser) parseNodes() error {
 	}
 }
 
-// countBraces estimates the '{' of a node table's two halves, [start, at)
-// and [at, limit), that open a node or its call frame (two a node), to size
-// the tables: a positionTicks entry is an object too, and counted as half a
-// node it overestimated the first half's share (many-nodes: 225 k entries
-// for 350 k nodes), which left a gap that take's move of the second half
-// faulted in (6 MB) and kept resident. Counting them all touched the whole
-// table twice, once to count it and once to read it (its pages go back as
-// counted, or the table would be resident before its first node is read):
-// 11 ms of the typescript shape's reading before its first node, on both
-// cores. A half of more than sampleBraces·4 bytes is counted in four
-// stretches spread over it, and the count scaled with a margin: a half
-// that outgrows its share of the tables gets its own (splitNodes), and
-// one smaller than its estimate leaves pages that are never touched.
-func (p *parser) countBraces(data []byte, start, at, limit int64) (n1, n2 int, err error) {
+// countBraces estimates what a node table's two halves, [start, at) and
+// [at, limit), hold, to size the tables: the '{' that open a node or its
+// call frame (two a node), and the positionTicks entries. An entry is an
+// object too, and counted as half a node it overestimated the first
+// half's share (many-nodes: 225 k entries for 350 k nodes), which left a
+// gap that take's move of the second half faulted in (6 MB) and kept
+// resident. Counting them all touched the whole table twice, once to
+// count it and once to read it (its pages go back as counted, or the
+// table would be resident before its first node is read): 11 ms of the
+// typescript shape's reading before its first node, on both cores. A half
+// of more than sampleBraces·4 bytes is counted in four stretches spread
+// over it, and the count scaled with a margin: a half that outgrows its
+// share of the tables gets its own (splitNodes), and one smaller than its
+// estimate leaves pages that are never touched.
+func (p *parser) countBraces(data []byte, start, at, limit int64) (c1, c2 tableCounts, err error) {
 	s := p.s
-	estimate := func(lo, hi int64) int {
+	estimate := func(lo, hi int64) tableCounts {
 		if hi-lo <= 4*sampleBraces {
-			return nodeBraces(data[lo:hi])
+			return countTable(data[lo:hi])
 		}
-		n := 0
+		var c tableCounts
 		for k := range int64(4) {
 			w := lo + k*(hi-lo)/4
-			n += nodeBraces(data[w : w+sampleBraces])
+			ck := countTable(data[w : w+sampleBraces])
+			c.braces += ck.braces
+			c.ticks += ck.ticks
 			if k > 0 && s.Drop != nil {
 				s.Drop(w, w+sampleBraces)
 			}
 		}
-		return int(float64(n) * float64(hi-lo) / float64(4*sampleBraces) * 1.05)
+		scale := float64(hi-lo) / float64(4*sampleBraces) * 1.05
+		return tableCounts{int(float64(c.braces) * scale), int(float64(c.ticks) * scale)}
 	}
 	done := make(chan struct{})
-	p.goAhead(done, &err, func() { n2 = estimate(at, limit) })
-	n1 = estimate(start, at)
+	p.goAhead(done, &err, func() { c2 = estimate(at, limit) })
+	c1 = estimate(start, at)
 	<-done
-	return n1, n2, err
+	return c1, c2, err
 }
 
-// nodeBraces counts the '{' in b that do not open a positionTicks entry
-// ({"line":…,"ticks":…}, the only other object of a node table, told by
-// its key "ticks", which no other key of the table is and no string holds
-// unescaped).
-func nodeBraces(b []byte) int {
-	return max(bytes.Count(b, []byte{'{'})-bytes.Count(b, []byte(`"ticks"`)), 0)
+// tableCounts is what a stretch of a node table holds, or is estimated to.
+type tableCounts struct {
+	braces int // '{' that open a node or its call frame: two a node
+	ticks  int // positionTicks entries
+}
+
+// countTable counts the '{' and positionTicks entries in b. An entry
+// ({"line":…,"ticks":…}, the only other object of a node table) is told
+// by its key "ticks", which no other key of the table is and no string
+// holds unescaped.
+func countTable(b []byte) tableCounts {
+	ticks := bytes.Count(b, []byte(`"ticks"`))
+	return tableCounts{braces: max(bytes.Count(b, []byte{'{'})-ticks, 0), ticks: ticks}
 }
 
 // sampleBraces is the size of a stretch of a node table counted to
@@ -556,6 +574,7 @@ func (p *parser) parseNode() error {
 	p.path = lazyPath{p.prefix, "nodes", len(p.nodes) - p.chunkStart}
 	path := &p.path
 	n := rawNode{off: s.Offset(), line: -1, col: -1}
+	var ticks [2]int32 // its positionTicks entries in p.ticks
 	if err := s.BeginObject(); err != nil {
 		return p.fail(n.off, path.String(), err)
 	}
@@ -598,7 +617,7 @@ func (p *parser) parseNode() error {
 		case "deoptReason", "bailoutReason":
 			n.deopt, err = p.readDeopt()
 		case "positionTicks":
-			err = p.parsePositionTicks(&n, path, ".positionTicks")
+			err = p.parsePositionTicks(profile.NodeID(len(p.nodes)), &ticks, path, ".positionTicks")
 		// The legacy format keeps the call frame in the node itself.
 		case "functionName", "url", "scriptId", "lineNumber", "columnNumber":
 			err = p.callFrameField(&n, key, true)
@@ -823,8 +842,16 @@ func (p *parser) internURL(b []byte, script profile.StringID) profile.StringID {
 	return id
 }
 
-func (p *parser) parsePositionTicks(n *rawNode, base fmt.Stringer, suffix string) error {
+// parsePositionTicks reads the positionTicks of raw node node into
+// p.ticks, and sets *at to their range there. An earlier range in *at (a
+// second positionTicks member: the last one counts, as in JSON.parse) is
+// left out.
+func (p *parser) parsePositionTicks(node profile.NodeID, at *[2]int32, base fmt.Stringer, suffix string) error {
 	s := p.s
+	for i := at[0]; i < at[1]; i++ {
+		p.ticks[i].Node = -1
+	}
+	*at = [2]int32{}
 	if s.Null() {
 		return nil
 	}
@@ -845,7 +872,7 @@ func (p *parser) parsePositionTicks(n *rawNode, base fmt.Stringer, suffix string
 		if err := s.BeginObject(); err != nil {
 			return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path(), i), err)
 		}
-		lt := profile.LineTick{Node: profile.NodeID(len(p.nodes))}
+		lt := profile.LineTick{Node: node}
 		for f := true; ; f = false {
 			key, ok, err := s.NextKey(f)
 			if err != nil {
@@ -878,7 +905,7 @@ func (p *parser) parsePositionTicks(n *rawNode, base fmt.Stringer, suffix string
 		}
 		p.ticks = append(p.ticks, lt)
 	}
-	n.ticks = [2]int32{int32(start), int32(len(p.ticks))}
+	*at = [2]int32{int32(start), int32(len(p.ticks))}
 	return nil
 }
 
@@ -899,6 +926,7 @@ func (p *parser) parseHeadNode(depth int, path *headPath) error {
 		return p.fail(s.Offset(), path.String(), err)
 	}
 	var kids []int64
+	var ticks [2]int32 // its positionTicks entries in p.ticks
 	for first := true; ; first = false {
 		key, ok, err := s.NextKey(first)
 		if err != nil {
@@ -925,7 +953,7 @@ func (p *parser) parseHeadNode(depth int, path *headPath) error {
 		case "deoptReason", "bailoutReason":
 			n.deopt, err = p.readDeopt()
 		case "positionTicks":
-			err = p.parsePositionTicks(n, path, ".positionTicks")
+			err = p.parsePositionTicks(profile.NodeID(idx), &ticks, path, ".positionTicks")
 		case "selfSize":
 			p.sawSelfSize(off, path)
 			err = s.Skip()

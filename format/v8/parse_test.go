@@ -3,6 +3,7 @@ package v8_test
 import (
 	"flag"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -53,6 +54,14 @@ var dumpCases = []struct {
 		{"id":7,"callFrame":{"functionName":"b","scriptId":"0","url":"/w.js","lineNumber":8,"columnNumber":-1},"hitCount":1,"children":[5,1]},
 		{"id":9,"callFrame":{"functionName":"(anonymous-9)","scriptId":"0","url":"/w.js","lineNumber":0,"columnNumber":-1},"hitCount":0,"children":[6,7]}],
 	 "startTime":1795297897967764,"endTime":1795297897972764,"samples":[5,7,5,1],"timeDeltas":[1250,1250,1250,1250]}`},
+	// Nodes not in preorder, with positionTicks: a second member of a node
+	// (the last counts, as in JSON.parse), and an unreachable node's.
+	{"ticks-out-of-order", `{"nodes":[
+		{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":""},"children":[3,2]},
+		{"id":2,"callFrame":{"functionName":"b","scriptId":"1","url":"u"},"positionTicks":[{"line":7,"ticks":1}],"positionTicks":[{"line":8,"ticks":2},{"line":9,"ticks":1}]},
+		{"id":9,"callFrame":{"functionName":"orphan","scriptId":"1","url":"u"},"positionTicks":[{"line":1,"ticks":4}]},
+		{"id":3,"callFrame":{"functionName":"a","scriptId":"1","url":"u"},"positionTicks":[{"line":5,"ticks":1}]}],
+	 "startTime":0,"endTime":100,"samples":[2,3,2,2],"timeDeltas":[1,1,1,1]}`},
 	{"unreachable", `{"nodes":[
 		{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":""},"children":[2]},
 		{"id":2,"callFrame":{"functionName":"a","scriptId":"1","url":"u"}},
@@ -70,6 +79,30 @@ func TestParseDumps(t *testing.T) {
 			}
 			proftest.Golden(t, filepath.Join("testdata", "golden", tc.name+".txt"), []byte(p.String()))
 		})
+	}
+}
+
+// A profile's positionTicks entries are its nodes', renumbered: each
+// node's together and as written (the profile keeps them in input order,
+// not by node), a repeated member's last, none of an unreachable node.
+func TestPositionTicks(t *testing.T) {
+	for _, tc := range dumpCases {
+		if tc.name != "ticks-out-of-order" {
+			continue
+		}
+		p, err := format.Parse([]byte(tc.input), format.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][][2]int64{} // function → (line, ticks)
+		for _, lt := range p.LineTicks {
+			name := p.Strings[p.Frames[p.Nodes[lt.Node].Frame].Name]
+			got[name] = append(got[name], [2]int64{int64(lt.Line), lt.Ticks})
+		}
+		want := map[string][][2]int64{"a": {{5, 1}}, "b": {{8, 2}, {9, 1}}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("line ticks by function %v, want %v", got, want)
+		}
 	}
 }
 

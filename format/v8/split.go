@@ -41,6 +41,7 @@ type nodesHalf struct {
 	// The whole tables the halves share, when they do (splitNodes).
 	nodesAll []rawNode
 	kidsAll  []int64
+	ticksAll []profile.LineTick
 	done     chan struct{}
 }
 
@@ -56,9 +57,9 @@ func (p *parser) splitPoint(data []byte, start, limit int64) int64 {
 }
 
 // splitNodes starts reading the second half of the node table, from at
-// (splitPoint; nothing when −1) to the end of the table. first and second are
-// the nodes the halves are expected to hold at most (from their '{').
-func (p *parser) splitNodes(data []byte, at int64, first, second int) *nodesHalf {
+// (splitPoint; nothing when −1) to the end of the table. c1 and c2 are
+// what the halves are expected to hold at most (countBraces).
+func (p *parser) splitNodes(data []byte, at int64, c1, c2 tableCounts) *nodesHalf {
 	if at < 0 {
 		return nil
 	}
@@ -74,6 +75,7 @@ func (p *parser) splitNodes(data []byte, at int64, first, second int) *nodesHalf
 	// rest, and take moves the second's down behind the first's. A half
 	// that outgrows its share gets a table of its own (append), which
 	// take copies instead.
+	first, second := c1.braces/2, c2.braces/2
 	if first < cap(p.nodes) && first < cap(p.children) {
 		h.nodesAll, h.kidsAll = p.nodes[:0], p.children[:0]
 		p.nodes, q.nodes = p.nodes[:0:first], p.nodes[first:first]
@@ -81,6 +83,13 @@ func (p *parser) splitNodes(data []byte, at int64, first, second int) *nodesHalf
 	} else if second > 0 {
 		q.nodes = make([]rawNode, 0, min(second, p.limits.MaxNodes))
 		q.children = make([]int64, 0, min(second, p.limits.MaxNodes))
+	}
+	// The positionTicks entries alike.
+	if len(p.ticks) == 0 && c1.ticks < cap(p.ticks) {
+		h.ticksAll = p.ticks
+		p.ticks, q.ticks = p.ticks[:0:c1.ticks], p.ticks[c1.ticks:c1.ticks]
+	} else if c2.ticks > 0 {
+		q.ticks = make([]profile.LineTick, 0, c2.ticks)
 	}
 	h.q = q
 	p.goAhead(h.done, &h.err, func() {
@@ -161,7 +170,7 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 	for i, str := range q.b.P.Strings[1:] {
 		ids[i+1] = p.b.Intern(str)
 	}
-	kids, ticks, base := int32(len(p.children)), int32(len(p.ticks)), len(p.nodes)
+	kids, ticks, base := int32(len(p.children)), len(p.ticks), len(p.nodes)
 	p.nodes = join(p.nodes, h.nodesAll, q.nodes)
 	p.children = join(p.children, h.kidsAll, q.children)
 	for i := base; i < len(p.nodes); i++ {
@@ -170,15 +179,14 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 		n.codeType, n.deopt = ids[n.codeType], ids[n.deopt]
 		n.children[0] += kids
 		n.children[1] += kids
-		n.ticks[0] += ticks
-		n.ticks[1] += ticks
 	}
-	p.ticks = jsonscan.Room(p.ticks, len(q.ticks))
-	for _, t := range q.ticks {
-		t.Node += profile.NodeID(base)
-		p.ticks = append(p.ticks, t)
+	p.ticks = join(p.ticks, h.ticksAll, q.ticks)
+	for i := ticks; i < len(p.ticks); i++ {
+		if p.ticks[i].Node >= 0 {
+			p.ticks[i].Node += profile.NodeID(base)
+		}
 	}
-	h.q, h.nodesAll, h.kidsAll = nil, nil, nil
+	h.q, h.nodesAll, h.kidsAll, h.ticksAll = nil, nil, nil, nil
 	s.SetOffset(h.end)
 	s.SetReleaseFrom(h.end)
 	splitTaken.Add(1)

@@ -61,6 +61,7 @@ func TestSplitNodesSameResult(t *testing.T) {
 		doc{name: "boundary in a name", data: late(`"functionName":"`, `"functionName":"},{\"id\":7,`)},
 		doc{name: "pretty", data: bytes.ReplaceAll(base, []byte(`},{"id":`), []byte("},\n  {\"id\":"))},
 		doc{name: "callFrame first", data: bytes.ReplaceAll(base, []byte(`{"id":`), []byte(`{"callFrame":{},"id":`))},
+		doc{name: "positionTicks twice late", data: late(`{"id":`, `{"positionTicks":[{"line":1,"ticks":1}],"positionTicks":[{"line":2,"ticks":5},{"line":3,"ticks":1}],"id":`)},
 		doc{name: "boundary in positionTicks", data: late(`{"id":`, `{"positionTicks":[{"line":1,"ticks":1},{"line":2,"ticks":1}],"id":`)},
 		doc{name: "cut in the table", data: late(`},{"id":`, `},{"id`)},
 		doc{name: "over the limit", data: base, limits: Limits{MaxNodes: nodes - 1}},
@@ -124,25 +125,30 @@ func FuzzSplitNodes(f *testing.F) {
 	})
 }
 
-// nodeBraces counts two '{' a node (itself and its call frame) whatever
-// its positionTicks, so that a table with ticks is not overestimated.
-func TestNodeBraces(t *testing.T) {
+// countTable counts two '{' a node (itself and its call frame) whatever
+// its positionTicks, so that a table with ticks is not overestimated, and
+// the entries, to size their table.
+func TestCountTable(t *testing.T) {
 	node := `{"id":%d,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":1,"columnNumber":2},"hitCount":3%s},`
 	for _, c := range []struct {
-		ticks string
-		want  int
+		ticks           string
+		want, wantTicks int
 	}{
-		{``, 2},
-		{`,"positionTicks":[]`, 2},
-		{`,"positionTicks":[{"line":2,"ticks":3}]`, 2},
-		{`,"positionTicks":[{"line":2,"ticks":3},{"line":4,"ticks":1},{"line":9,"ticks":7}]`, 2},
+		{``, 2, 0},
+		{`,"positionTicks":[]`, 2, 0},
+		{`,"positionTicks":[{"line":2,"ticks":3}]`, 2, 1},
+		{`,"positionTicks":[{"line":2,"ticks":3},{"line":4,"ticks":1},{"line":9,"ticks":7}]`, 2, 3},
 	} {
 		var b strings.Builder
 		for i := range 10 {
 			fmt.Fprintf(&b, node, i+1, c.ticks)
 		}
-		if got := nodeBraces([]byte(b.String())); got != 10*c.want {
-			t.Errorf("ticks %q: %d braces of nodes in 10 nodes, want %d", c.ticks, got, 10*c.want)
+		got := countTable([]byte(b.String()))
+		if got.braces != 10*c.want {
+			t.Errorf("ticks %q: %d braces of nodes in 10 nodes, want %d", c.ticks, got.braces, 10*c.want)
+		}
+		if got.ticks != 10*c.wantTicks {
+			t.Errorf("ticks %q: %d entries in 10 nodes, want %d", c.ticks, got.ticks, 10*c.wantTicks)
 		}
 	}
 }
