@@ -55,7 +55,9 @@ type Tree struct {
 
 	// pathSelf is the self time of each (top-down node, model node − Nodes.Start)
 	// pair: what per-line costs split over a model node's source lines.
-	pathSelf pathCosts
+	// Read through paths: a tree made from the samples derives it.
+	pathSelf    pathCosts
+	samplePaths *samplePaths
 	// A tree made by a transform takes its per-line costs from the tree it
 	// mapped (lineSrc), through lineMap (lineSrc node → node; −1: not shown).
 	lineSrc *Tree
@@ -122,6 +124,12 @@ func buildWindowWalk(tl *calls.Timeline, from, to profile.Time) *Tree {
 
 // newTree returns an empty tree for thread th of p.
 func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
+	nn := p.Threads[th].Nodes.Len()
+	return newTreeWith(p, th, make([]profile.Time, nn), newPathCosts(nn))
+}
+
+// newTreeWith is newTree with NodeSelf and the path costs given.
+func newTreeWith(p *profile.Profile, th profile.ThreadID, nodeSelf []profile.Time, paths pathCosts) *Tree {
 	thr := &p.Threads[th]
 	// At most a function per frame or node: sized so, the functions are
 	// not grown by a quarter at a time (40 k functions allocated 10 MB).
@@ -131,8 +139,8 @@ func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
 		Thread:   th,
 		TopDown:  []Node{{Func: -1, Parent: -1, FirstChild: -1, NextSibling: -1}},
 		Funcs:    make([]Function, 0, funcs),
-		NodeSelf: make([]profile.Time, thr.Nodes.Len()),
-		pathSelf: newPathCosts(thr.Nodes.Len()),
+		NodeSelf: nodeSelf,
+		pathSelf: paths,
 		thread:   thr,
 		funcOf:   make(map[profile.FunctionKey]FuncID, funcs),
 		onStack:  make([]int32, 0, funcs),
@@ -424,7 +432,7 @@ func (t *Tree) Lines() []LineSelf {
 	}
 	acc := map[key]*LineSelf{}
 	var keys []key
-	for pk, self := range src.pathSelf.all() {
+	for pk, self := range src.paths().all() {
 		td, x := pk[0], pk[1]
 		if int(x) >= len(sum) || sum[x] <= 0 || self == 0 {
 			continue
@@ -453,7 +461,7 @@ func (t *Tree) Lines() []LineSelf {
 	// (most nodes have one), the others in a map.
 	firstF := make([]FuncID, len(sum)) // +1; 0: none yet
 	seen := map[[2]int32]bool{}
-	for pk := range src.pathSelf.all() {
+	for pk := range src.paths().all() {
 		x := pk[1]
 		f := src.TopDown[pk[0]].Func
 		if mapping != nil {

@@ -127,6 +127,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		return item{first: at.first, depth: d, x: -1, gcParent: g}
 	}
 	var items []item
+	var sortAt []int32 // the counting sort's counts
 	// By first sample, then by depth. The nodes one sample opens are a
 	// chain, whose deeper nodes have larger indexes, and each GC node has a
 	// first sample of its own (a GC sample, which opens no model node): so
@@ -134,7 +135,8 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	// that order, without comparing. It takes a count per sample, so a
 	// profile of far more samples than nodes is sorted by comparing.
 	if sortByCounting(n, opened) {
-		at := make([]int32, n+1)
+		sortAt = make([]int32, n+1)
+		at := sortAt
 		for x := 1; x < nn; x++ {
 			if f := first[x]; f < int32(n) {
 				at[f+1]++
@@ -175,12 +177,26 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		})
 	}
 
-	t := newTree(p, tl.Thread)
+	// The pass's arrays that are done with hold the tree's: the first
+	// samples become each model node's top-down node, the sort's counts
+	// the children counts, and the self times NodeSelf (a model node's
+	// self is its samples', a GC node's added below). The per-path costs
+	// are derived from those when asked for (samplePaths). Made anew, the
+	// four were 9.8 MB of the many-nodes shape's trees, which set its peak.
+	td := first // model node → top-down node
+	clear(td)
+	var kids []int32 // children per top-down node
+	if len(sortAt) > len(items) {
+		kids = sortAt[:len(items)+1]
+		clear(kids)
+	} else {
+		kids = make([]int32, len(items)+1)
+	}
+	t := newTreeWith(p, tl.Thread, self, pathCosts{})
+	t.samplePaths = &samplePaths{gc: gc}
 	t.scanKids = true
-	kids := make([]int32, len(items)+1) // children per top-down node
 	topDown[0] = t.TopDown[0]
 	t.TopDown = slices.Grow(topDown, len(items))
-	td := make([]int32, nn) // model node → top-down node
 	t.sampleTD = td
 	for _, it := range items {
 		if it.x < 0 {
@@ -194,7 +210,9 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 			}
 			t.gcTD[it.gcParent] = nd
 			at := gcs[it.gcParent]
-			t.addSelf(nd, gc, at.self, int(at.calls))
+			t.samplePaths.gcs = append(t.samplePaths.gcs, gcPath{nd, at.self})
+			t.NodeSelf[gc] += at.self
+			t.addCalls(nd, at.self, int(at.calls))
 			continue
 		}
 		x := it.x
@@ -204,7 +222,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		}
 		nd := t.childOf(pt, t.funcID(p.Nodes[base+profile.NodeID(x)].Frame), kids)
 		td[x] = nd
-		t.addSelf(nd, x, self[x], int(inc[x]))
+		t.addCalls(nd, self[x], int(inc[x]))
 	}
 	// Totals: a node's self plus its children's totals (children were
 	// made after their parents).
@@ -488,13 +506,60 @@ func (t *Tree) childOf(parent int32, f FuncID, kids []int32) int32 {
 	return n
 }
 
-// addSelf adds a model node's self time and calls to top-down node nd.
-func (t *Tree) addSelf(nd int32, x int32, self profile.Time, calls int) {
+// addCalls adds a model node's self time and calls to top-down node nd.
+func (t *Tree) addCalls(nd int32, self profile.Time, calls int) {
 	t.TopDown[nd].Self += self
 	t.TopDown[nd].Calls += calls
-	t.NodeSelf[x] += self
 	t.Calls += calls
-	t.pathSelf.add(nd, x, self) // every opened pair, as the walk keeps them
+}
+
+// samplePaths is what a tree made from the samples keeps to derive its
+// per-path costs (pathCosts) when they are first asked for: the model
+// nodes' pairs are their top-down nodes (sampleTD) and self times
+// (NodeSelf), and the GC nodes' are listed.
+type samplePaths struct {
+	gc   int32     // the model GC node, or −1
+	gcs  []gcPath  // the GC pairs, by first sample
+	once sync.Once // derives pc
+	pc   pathCosts
+}
+
+// gcPath is the top-down node of the GC samples stacked on one parent, and
+// their self time.
+type gcPath struct {
+	nd   int32
+	self profile.Time
+}
+
+// paths returns t's per-path costs: every pair of a top-down node and a
+// model node that the walk opens (with its self time, 0 included), as the
+// walk keeps them. Safe to call concurrently.
+func (t *Tree) paths() *pathCosts {
+	sp := t.samplePaths
+	if sp == nil {
+		return &t.pathSelf
+	}
+	sp.once.Do(func() {
+		pc := newPathCosts(len(t.NodeSelf))
+		var gcSelf profile.Time
+		for _, g := range sp.gcs {
+			gcSelf += g.self
+		}
+		for x, nd := range t.sampleTD {
+			if nd > 0 { // opened (top-down node 0 is the root)
+				self := t.NodeSelf[x]
+				if int32(x) == sp.gc {
+					self -= gcSelf
+				}
+				pc.add(nd, int32(x), self)
+			}
+		}
+		for _, g := range sp.gcs {
+			pc.add(g.nd, sp.gc, g.self)
+		}
+		sp.pc = pc
+	})
+	return &sp.pc
 }
 
 func abs(t profile.Time) profile.Time {

@@ -187,11 +187,11 @@ func compareTrees(t *testing.T, name string, got, want *Tree) {
 			}
 		}
 	}
-	if got.pathSelf.len() != want.pathSelf.len() {
-		t.Errorf("%s: %d (path, node) pairs, walk %d", name, got.pathSelf.len(), want.pathSelf.len())
+	if got.paths().len() != want.paths().len() {
+		t.Errorf("%s: %d (path, node) pairs, walk %d", name, got.paths().len(), want.paths().len())
 	}
-	for k, w := range want.pathSelf.all() {
-		if g, ok := got.pathSelf.get(k[0], k[1]); !ok || !near(g, w, 1000) {
+	for k, w := range want.paths().all() {
+		if g, ok := got.paths().get(k[0], k[1]); !ok || !near(g, w, 1000) {
 			if bad++; bad <= 12 {
 				t.Errorf("%s: pair %v self %d (%v), walk %d", name, k, g, ok, w)
 			}
