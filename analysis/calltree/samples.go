@@ -192,6 +192,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	} else {
 		kids = make([]int32, len(items)+1)
 	}
+	self[0] = 0 // a sample at the root opens no call
 	t := newTreeWith(p, tl.Thread, self, pathCosts{})
 	t.samplePaths = &samplePaths{gc: gc}
 	t.scanKids = true

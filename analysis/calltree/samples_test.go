@@ -63,6 +63,20 @@ func TestSamplesMatchWalk(t *testing.T) {
 		}
 		inputs = append(inputs, input{"shape " + sh.Name, p})
 	}
+	// Samples at the root, which open no call (the fuzzer's; no real
+	// profile has them), beside GC samples stacked on two parents.
+	const rootSamples = `{"nodes":[
+		{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":""},"children":[2,3,4]},
+		{"id":2,"callFrame":{"functionName":"a","scriptId":"1","url":"u"},"children":[5]},
+		{"id":3,"callFrame":{"functionName":"(garbage collector)","scriptId":"0","url":""}},
+		{"id":4,"callFrame":{"functionName":"b","scriptId":"1","url":"u"}},
+		{"id":5,"callFrame":{"functionName":"c","scriptId":"1","url":"u"}}],
+	 "startTime":0,"endTime":1000,"samples":[1,2,5,3,3,1,4,3,1,1,5],"timeDeltas":[10,20,30,40,50,60,70,80,90,100,110]}`
+	p, err := format.Parse([]byte(rootSamples), format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, input{"root samples", p})
 	threads, fast, gcSplits := 0, 0, 0
 	for _, in := range inputs {
 		for th := range in.p.Threads {
