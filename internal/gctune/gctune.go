@@ -10,8 +10,6 @@
 // collected 13–25 times in 60–80 ms. Floor keeps the heap goal at floor
 // bytes or more, and leaves GOGC to rule above it: after each collection
 // the percent is set so that the next goal is max(floor, live·(1+percent)).
-// CollectAndHold raises the floor, between two phases, to the memory the
-// heap already holds, so that the next phase reuses it.
 package gctune
 
 import (
@@ -43,42 +41,6 @@ func Floor(percent int, floor uint64) {
 var current struct {
 	sync.Mutex
 	t *tuner
-}
-
-// CollectAndHold collects the heap now and keeps the memory it holds for
-// what follows: before the collection, the floor is raised to the heap's
-// memory (its objects, and the free memory not given back to the system),
-// so that the scavenger does not give back what the collection frees and
-// the heap is not collected again before it has used that memory. It is
-// for a phase that leaves large arrays for the next phase to allocate
-// again: jsprof after reading a .cpuprofile, whose parser's tables are
-// garbage once the profile is built, and whose trees then allocate arrays
-// as large (docs/performance.md §5f). Without Floor it does nothing: the
-// process has not chosen to tune the collector.
-func CollectAndHold() {
-	current.Lock()
-	t := current.t
-	current.Unlock()
-	if t == nil {
-		return
-	}
-	s := []metrics.Sample{
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/heap/free:bytes"},
-		{Name: "/memory/classes/heap/unused:bytes"},
-	}
-	metrics.Read(s)
-	var held uint64
-	for _, x := range s {
-		if x.Value.Kind() == metrics.KindUint64 {
-			held += x.Value.Uint64()
-		}
-	}
-	t.mu.Lock()
-	t.floor = max(t.floor, held)
-	t.mu.Unlock()
-	t.adjust(t.live())
-	runtime.GC()
 }
 
 type tuner struct {

@@ -76,28 +76,3 @@ func numGC() uint32 {
 	runtime.ReadMemStats(&ms)
 	return ms.NumGC
 }
-
-// TestCollectAndHold leaves a large array as garbage, then collects and
-// holds the heap's memory: arrays allocated after it, up to that size, are
-// not collected (at GOGC=25 over a floor of 1 MB, the heap was collected
-// each time it grew by a quarter).
-func TestCollectAndHold(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	const mb = 1 << 20
-	Floor(25, 1*mb)
-	sink = make([]byte, 64*mb)
-	for i := range sink {
-		sink[i] = 1
-	}
-	sink = nil
-	CollectAndHold()
-	before := numGC()
-	var kept [][]byte
-	for range 40 {
-		kept = append(kept, make([]byte, mb))
-	}
-	if n := numGC() - before; n != 0 {
-		t.Errorf("%d collections while 40 MB were allocated into the 64 MB held, want none", n)
-	}
-	runtime.KeepAlive(kept)
-}

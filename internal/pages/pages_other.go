@@ -1,0 +1,9 @@
+//go:build !linux
+
+package pages
+
+import "os"
+
+var pageSize = os.Getpagesize()
+
+func discard([]byte) {}
