@@ -116,13 +116,14 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	prog.setPhase("analysing")
 	switch s.Profile.Format {
 	case "cpuprofile", "cpuprofile-legacy", "xs":
-		// The V8 reader's tables are garbage now, and what it gave back of
-		// them while building (its raw nodes') would be faulted in again
-		// wherever the trees' arrays land on it: collected now and the
-		// free memory given back, the trees take fresh pages only for
-		// what they hold, and the process peaks at the larger of the two
-		// phases, not at their sum (docs/performance.md §5i: many-nodes'
-		// peak −19%, typescript's −9%, for 7–10% of their time).
+		// The V8 reader's tables are garbage now, and the pages it gave
+		// back of them while building (its raw nodes') would be faulted
+		// in again wherever the trees' arrays land on them, while the
+		// rest stayed resident unused: collected now and the free memory
+		// given back, the trees take fresh pages only for what they hold,
+		// and the process peaks at the larger of the two phases, not near
+		// their sum (docs/performance.md §5i: many-nodes' peak −17%,
+		// typescript's −10%, for 10% and 5% of their time).
 		debug.FreeOSMemory()
 	}
 	l := &loaded{name: name, sess: s, profile: s.Profile}
