@@ -357,9 +357,12 @@ func (p *parser) compact(frameOf []int32) []compactNode {
 		rn := raw[i] // a copy: node 0's bytes are written over
 		nodes[i] = compactNode{rn.id, rn.off, rn.hit, rn.deopt, frameOf[i]}
 	}
-	pages.Discard(whole[len(raw)*size:])
+	discard(whole[len(raw)*size:])
 	return nodes
 }
+
+// discard is pages.Discard (a variable for tests, which read without it).
+var discard = pages.Discard
 
 // appendLineTicks adds the positionTicks entries of the nodes reached to
 // prof.LineTicks, renumbered, in input order: a node's entries together
