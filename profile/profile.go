@@ -229,11 +229,14 @@ type Profile struct {
 	// Generic reports a trace without any of the events that mark a Chrome
 	// web trace for DevTools (TracingStartedInBrowser, TracingStartedInPage,
 	// TracingSessionIdForWorker, CpuProfile): DevTools then shows every event.
-	Generic   bool
-	Strings   []string
-	Frames    []Frame
-	Nodes     []Node
-	Edges     []Edge
+	Generic bool
+	Strings []string
+	Frames  []Frame
+	Nodes   []Node
+	Edges   []Edge
+	// LineTicks are the nodes' positionTicks entries: a thread's together,
+	// each node's as the input lists them, the nodes in no set order (the
+	// V8 reader keeps them in input order).
 	LineTicks []LineTick
 	TraceIDs  []TraceID // sorted by thread and id
 	Events    []Event   // grouped by thread (Thread.Events)
