@@ -164,3 +164,36 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "calls/op")
 }
+
+// Lines derives a tree's path costs on first use (a tree made from the
+// samples keeps none until then): callers at once get the same lines, and
+// the race detector sees no race (scripts/test.sh runs this with -race).
+func TestLinesConcurrent(t *testing.T) {
+	const doc = `{"nodes":[
+		{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":""},"children":[2,4]},
+		{"id":2,"callFrame":{"functionName":"a","scriptId":"1","url":"u"},"children":[3],"positionTicks":[{"line":3,"ticks":2},{"line":4,"ticks":1}]},
+		{"id":3,"callFrame":{"functionName":"b","scriptId":"1","url":"u","lineNumber":9},"positionTicks":[{"line":11,"ticks":3}]},
+		{"id":4,"callFrame":{"functionName":"(garbage collector)","scriptId":"0","url":""}}],
+	 "startTime":0,"endTime":1000,"samples":[2,3,3,4,2,3,4],"timeDeltas":[10,100,100,100,100,100,100]}`
+	want := fmt.Sprint(build(t, doc).Lines())
+	if !strings.Contains(want, "11") {
+		t.Fatalf("no line 11 among %s", want)
+	}
+	tr := build(t, doc)
+	got := make([]string, 8)
+	done := make(chan int)
+	for i := range got {
+		go func() {
+			got[i] = fmt.Sprint(tr.Lines())
+			done <- i
+		}()
+	}
+	for range got {
+		<-done
+	}
+	for i, g := range got {
+		if g != want {
+			t.Errorf("caller %d: lines %s, want %s", i, g, want)
+		}
+	}
+}
