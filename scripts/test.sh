@@ -37,6 +37,7 @@ go test -race -short -count=1 ./compare/ ./merge/ ./push/...
 go test -race -short -count=1 ./internal/input/ ./internal/pipew/
 # the readers that read one input on two cores
 go test -race -short -count=1 -run 'TestSplit|TestCompact' ./format/chrometrace/ ./format/v8/
+# a tree's path costs, derived on the first of concurrent calls
 go test -race -short -count=1 -run 'TestLinesConcurrent' ./analysis/calltree/
 
 echo "== fuzz targets, briefly (run longer with: go test -fuzz=NAME -fuzztime=10m ./PKG)"
