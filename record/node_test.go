@@ -395,9 +395,52 @@ func TestNodeWorkers(t *testing.T) {
 // spinning is a Node process running testdata/spin.js.
 type spinning struct {
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *syncBuffer
 	pid    int
 	done   chan struct{}
+}
+
+// syncBuffer is a bytes.Buffer that the process's stderr is copied into
+// while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// inspectorPort matches the line node prints when its inspector opens.
+var inspectorPort = regexp.MustCompile(`Debugger listening on ws://127\.0\.0\.1:(\d+)/`)
+
+// startInspected starts spin.js with its inspector open on a port node
+// picks, and returns that port. A port from freePort was free only until
+// it was closed: another test could take it before node did, and node
+// then ran without an inspector ("nothing is listening" in TestErrors).
+func startInspected(t *testing.T) (*spinning, int) {
+	t.Helper()
+	sp := startSpin(t, nil, "--inspect=127.0.0.1:0")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if m := inspectorPort.FindStringSubmatch(sp.stderr.String()); m != nil {
+			port, err := strconv.Atoi(m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sp, port
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node did not say where its inspector listens: %s", sp.stderr.String())
+		}
+	}
 }
 
 // startSpin starts node with flags and testdata/spin.js and waits for it to
@@ -411,7 +454,7 @@ func startSpin(t *testing.T, env []string, flags ...string) *spinning {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := &spinning{cmd: cmd, stderr: new(bytes.Buffer), done: make(chan struct{})}
+	sp := &spinning{cmd: cmd, stderr: new(syncBuffer), done: make(chan struct{})}
 	cmd.Stderr = sp.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -487,8 +530,7 @@ func checkSpinProfile(t *testing.T, rec *record.Recording) {
 // --duration; the process keeps running.
 func TestAttachInspect(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
-	sp := startSpin(t, nil, "--inspect=127.0.0.1:"+strconv.Itoa(port))
+	sp, port := startInspected(t)
 	rec, err := record.Attach(testContext(t, 30*time.Second), "127.0.0.1:"+strconv.Itoa(port), record.NodeOptions{Duration: 600 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -611,8 +653,7 @@ func TestErrors(t *testing.T) {
 	// it): a process that handles SIGUSR1 itself does not open its
 	// inspector either.
 	noSignal := startSpin(t, []string{"SPIN_IGNORE_SIGUSR1=1"}, "--inspect-port="+strconv.Itoa(port))
-	port2 := freePort(t)
-	startSpin(t, nil, "--inspect=127.0.0.1:"+strconv.Itoa(port2))
+	_, port2 := startInspected(t)
 
 	// A process that exited: its pid is free (for now).
 	gone := exec.Command("true")
@@ -706,8 +747,7 @@ func TestErrors(t *testing.T) {
 // hands a profile over only when it stops).
 func TestLost(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
-	sp := startSpin(t, nil, "--inspect=127.0.0.1:"+strconv.Itoa(port))
+	sp, port := startInspected(t)
 	go func() {
 		time.Sleep(800 * time.Millisecond)
 		_ = sp.cmd.Process.Kill()
