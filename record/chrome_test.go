@@ -204,15 +204,16 @@ func TestChromePort(t *testing.T) {
 	t.Parallel()
 	bin := browser.Require(t)
 	url := servePage(t)
-	port := freePort(t)
 	// Its own profile directory, removed once its whole process group
-	// (renderers too) is gone.
+	// (renderers too) is gone. The browser picks its port and writes it
+	// to DevToolsActivePort there: a port from freePort was free only
+	// until it was closed (startInspected).
 	dir, err := os.MkdirTemp("", "jsprof-record-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := append(append([]string{}, record.ChromeArgs...), "--no-sandbox", "--remote-debugging-address=127.0.0.1",
-		"--remote-debugging-port="+strconv.Itoa(port), "--user-data-dir="+dir, "about:blank")
+		"--remote-debugging-port=0", "--user-data-dir="+dir, "about:blank")
 	cmd := exec.Command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -232,9 +233,23 @@ func TestChromePort(t *testing.T) {
 	})
 
 	ctx := testContext(t, 90*time.Second)
+	deadline := time.Now().Add(20 * time.Second)
+	port := 0
+	for port == 0 {
+		if b, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort")); err == nil {
+			if line, _, ok := strings.Cut(string(b), "\n"); ok {
+				port, _ = strconv.Atoi(line)
+			}
+		}
+		if port == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("Chromium wrote no DevToolsActivePort within 20 s")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	var info *record.TraceInfo
 	file := filepath.Join(t.TempDir(), "page.json")
-	deadline := time.Now().Add(20 * time.Second)
 	for {
 		f, err := os.Create(file)
 		if err != nil {
