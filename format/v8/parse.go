@@ -476,6 +476,9 @@ func (p *parser) parseNodes() error {
 		// Grown by doubling in each half, then joined, the entries were
 		// allocated four times over (15.5 MB for 3.6 MB on many-nodes);
 		// sized so, the table becomes the profile's (appendLineTicks).
+		// No more than the table has room for ({"line":1,"ticks":1} is
+		// 20 bytes): "ticks" strings elsewhere count too.
+		est = min(est, int((limit-start)/20))
 		p.ticks = make([]profile.LineTick, 0, est)
 	}
 	half := p.splitNodes(data, at, c1, c2)
