@@ -78,15 +78,15 @@ func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 	}
 }
 
-// load opens name as a session (showing a progress bar on a terminal for
-// slow inputs), selects the threads and asks the session for what opts
-// requests of each.
 // releaseNodes is the size of node table from which load gives the heap's
 // free memory back after reading a V8 profile: about where the reader
 // gives back its raw table's rest (40 bytes a node past the compacted
 // ones, from 1 MB: format/v8).
 const releaseNodes = 32 << 10
 
+// load opens name as a session (showing a progress bar on a terminal for
+// slow inputs), selects the threads and asks the session for what opts
+// requests of each.
 func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	size := int64(-1)
 	if st, err := os.Stat(name); err == nil && name != "-" {
