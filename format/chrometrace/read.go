@@ -1631,7 +1631,7 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 						// An id beyond int32, or an error: read again as
 						// int64, which reports the error as before.
 						s.SetOffset(at)
-						c.samples = widen(c.samples32, 1)
+						c.samples = jsonscan.AppendScaled(make([]int64, 0, len(c.samples32)), c.samples32, 1)
 						c.samples32 = nil
 					}
 					if c.samples, err = s.Ints(c.samples); err != nil {
@@ -1676,7 +1676,7 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 				// A fraction, a delta beyond int32 µs, or an error: read
 				// again as ns, which reports the error as before.
 				s.SetOffset(arr)
-				c.deltas = widen(c.deltas32, 1000)
+				c.deltas = jsonscan.AppendScaled(make([]int64, 0, len(c.deltas32)), c.deltas32, 1000)
 				c.deltas32 = nil
 			}
 			n := len(c.deltas)
@@ -1750,15 +1750,6 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 			}
 		}
 	}
-}
-
-// widen returns the values of v as int64, each times scale.
-func widen(v []int32, scale int64) []int64 {
-	w := make([]int64, len(v))
-	for i, x := range v {
-		w[i] = int64(x) * scale
-	}
-	return w
 }
 
 // readTraceIDs reads {"<trace id>": nodeId, …}. A key that JavaScript could

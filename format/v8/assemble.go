@@ -133,23 +133,15 @@ func joinInts(wide []int64, narrow []int32, chunks []chunkInts, n int, scale int
 		}
 		return nil, narrow
 	}
-	wide = appendScaled(jsonscan.Grow(wide, len(narrow)+n), narrow, scale)
+	wide = jsonscan.AppendScaled(jsonscan.Grow(wide, len(narrow)+n), narrow, scale)
 	for _, c := range chunks {
 		if c.wide != nil {
 			wide = append(wide, c.wide...)
 		} else {
-			wide = appendScaled(wide, c.narrow, scale)
+			wide = jsonscan.AppendScaled(wide, c.narrow, scale)
 		}
 	}
 	return wide, nil
-}
-
-// appendScaled appends each of v times scale to w.
-func appendScaled(w []int64, v []int32, scale int64) []int64 {
-	for _, x := range v {
-		w = append(w, int64(x)*scale)
-	}
-	return w
 }
 
 // joinChunks appends the samples and deltas kept by AddSamples and

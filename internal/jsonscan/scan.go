@@ -748,6 +748,15 @@ func (s *Scanner) Ints32(dst []int32) (out []int32, fits bool, err error) {
 	}
 }
 
+// AppendScaled appends each of v times scale to w: values read with
+// Ints32 (µs, say) widened to the int64 that Ints would have given (ns).
+func AppendScaled(w []int64, v []int32, scale int64) []int64 {
+	for _, x := range v {
+		w = append(w, int64(x)*scale)
+	}
+	return w
+}
+
 // Grow is slices.Grow for the large arrays of numbers a reader fills. It
 // allocates with make, whose memory the runtime clears in preemptible
 // chunks (or not at all when it comes fresh from the OS); slices.Grow

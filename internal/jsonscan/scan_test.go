@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -896,5 +897,14 @@ func TestCountByteDrop(t *testing.T) {
 		if hi-lo > jsonscan.ReleaseEvery && from != hi {
 			t.Errorf("[%d, %d): dropped %v, not up to the end", lo, hi, dropped)
 		}
+	}
+}
+
+// AppendScaled widens 32-bit values, scaled, after what w holds.
+func TestAppendScaled(t *testing.T) {
+	got := jsonscan.AppendScaled([]int64{7}, []int32{1, -2, math.MaxInt32}, 1000)
+	want := []int64{7, 1000, -2000, math.MaxInt32 * 1000}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }
