@@ -395,28 +395,9 @@ func TestNodeWorkers(t *testing.T) {
 // spinning is a Node process running testdata/spin.js.
 type spinning struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *record.SyncBuffer // read while node writes it
 	pid    int
 	done   chan struct{}
-}
-
-// syncBuffer is a bytes.Buffer that the process's stderr is copied into
-// while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // inspectorPort matches the line node prints when its inspector opens.
@@ -454,7 +435,7 @@ func startSpin(t *testing.T, env []string, flags ...string) *spinning {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := &spinning{cmd: cmd, stderr: new(syncBuffer), done: make(chan struct{})}
+	sp := &spinning{cmd: cmd, stderr: new(record.SyncBuffer), done: make(chan struct{})}
 	cmd.Stderr = sp.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
