@@ -206,8 +206,8 @@ func TestChromePort(t *testing.T) {
 	url := servePage(t)
 	// Its own profile directory, removed once its whole process group
 	// (renderers too) is gone. The browser picks its port and writes it
-	// to DevToolsActivePort there: a port from freePort was free only
-	// until it was closed (startInspected).
+	// to DevToolsActivePort there: a port merely free a moment ago could
+	// be taken before the browser bound it (startInspected).
 	dir, err := os.MkdirTemp("", "jsprof-record-test-")
 	if err != nil {
 		t.Fatal(err)

@@ -404,9 +404,9 @@ type spinning struct {
 var inspectorPort = regexp.MustCompile(`Debugger listening on ws://127\.0\.0\.1:(\d+)/`)
 
 // startInspected starts spin.js with its inspector open on a port node
-// picks, and returns that port. A port from freePort was free only until
-// it was closed: another test could take it before node did, and node
-// then ran without an inspector ("nothing is listening" in TestErrors).
+// picks, and returns that port. A port merely free a moment ago could be
+// taken by another test before node bound it, and node then ran without
+// an inspector ("nothing is listening" in TestErrors, once in CI).
 func startInspected(t *testing.T) (*spinning, int) {
 	t.Helper()
 	sp := startSpin(t, nil, "--inspect=127.0.0.1:0")
@@ -474,15 +474,32 @@ func (sp *spinning) alive() bool {
 	}
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
+// reservePort returns a loopback TCP port held by a socket bound to it but
+// not listening, until release or the test's end: a connection to it is
+// refused, and no other socket can take it (neither binds it without
+// SO_REUSEADDR). A port merely free a moment ago could be taken before the
+// test used it, by a parallel test's listener or outgoing connection.
+func reservePort(t *testing.T) (port int, release func()) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	syscall.ForkLock.RLock() // no child started meanwhile inherits the socket
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	release = sync.OnceFunc(func() { _ = syscall.Close(fd) })
+	t.Cleanup(release)
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sa.(*syscall.SockaddrInet4).Port, release
 }
 
 // checkSpinProfile checks a recording of spin.js: one thread, a profile
@@ -552,14 +569,37 @@ func getJSON(addr string, v any) error {
 // process running.
 func TestAttachPID(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
-	sp := startSpin(t, nil, "--inspect-port="+strconv.Itoa(port))
-	var progress []string
-	rec, err := record.AttachPID(testContext(t, 30*time.Second), sp.pid, record.NodeOptions{
-		Duration: 600 * time.Millisecond, Progress: func(m string) { progress = append(progress, m) },
-	})
+	// Node must bind the port itself, after the signal: a port free when
+	// chosen can be taken by then by a parallel test's listener (AttachPID
+	// then finds another program on it) or connection (node then fails to
+	// bind it, and says so). That is tried again on another port; any other
+	// failure is the test's.
+	var (
+		sp       *spinning
+		port     int
+		progress []string
+		rec      *record.Recording
+		err      error
+	)
+	for try := 1; ; try++ {
+		var release func()
+		port, release = reservePort(t)
+		release()
+		sp = startSpin(t, nil, "--inspect-port="+strconv.Itoa(port))
+		progress = nil
+		rec, err = record.AttachPID(testContext(t, 30*time.Second), sp.pid, record.NodeOptions{
+			Duration: 600 * time.Millisecond, Progress: func(m string) { progress = append(progress, m) },
+		})
+		taken := err != nil && (strings.Contains(sp.stderr.String(), "address already in use") ||
+			strings.Contains(err.Error(), "which another program holds"))
+		if taken && try < 3 {
+			t.Logf("try %d: port %d was taken before node bound it: %v", try, port, err)
+			continue
+		}
+		break
+	}
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v (node: %s)", err, sp.stderr.String())
 	}
 	if rec.PID != sp.pid || rec.Target != "pid "+strconv.Itoa(sp.pid) {
 		t.Errorf("got pid %d target %q, want %d", rec.PID, rec.Target, sp.pid)
@@ -629,7 +669,7 @@ func TestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sleep.Process.Kill(); _ = sleep.Wait() })
-	port := freePort(t)
+	port, _ := reservePort(t)
 	// Node 20 lacks --disable-sigusr1 (22.14 has it; procArgs' test covers
 	// it): a process that handles SIGUSR1 itself does not open its
 	// inspector either.
@@ -642,7 +682,7 @@ func TestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	closed := freePort(t)
+	closed, _ := reservePort(t)
 	// A port taken by some other HTTP server.
 	other := httptest.NewServer(http.NotFoundHandler())
 	t.Cleanup(other.Close)
