@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"net/url"
 	"path/filepath"
@@ -295,8 +296,18 @@ func checkStructure(t *testing.T, data []byte, p *profile.Profile, ids []profile
 	if m.StartTime == nil || *m.StartTime != 0 {
 		t.Errorf("meta.startTime = %v, want 0", m.StartTime)
 	}
-	if !(m.Interval > 0) {
-		t.Errorf("meta.interval = %v, want > 0", m.Interval)
+	// The sampling interval is summary's: the median of the threads'
+	// intervals, 1 ms when there is none.
+	var series []profile.Times
+	for _, id := range ids {
+		series = append(series, p.ThreadSamples(id).Time)
+	}
+	wantInterval := profile.MedianInterval(series...)
+	if wantInterval <= 0 {
+		wantInterval = 1e6
+	}
+	if math.Abs(m.Interval-float64(wantInterval)/1e6) > 1e-9 {
+		t.Errorf("meta.interval = %v ms, want %v ms (the median interval)", m.Interval, float64(wantInterval)/1e6)
 	}
 	if m.Product != "jsprof" {
 		t.Errorf("meta.product = %q, want jsprof", m.Product)
@@ -637,6 +648,33 @@ func TestThreadSelection(t *testing.T) {
 		if err := firefox.Write(&bytes.Buffer{}, p, bad, opts); err == nil {
 			t.Errorf("threads %v: no error", bad)
 		}
+	}
+}
+
+// TestInterval: meta.interval is the median sampling interval as summary
+// gives it, the upper middle one of an even count (the writer took the
+// lower one, from a sorted copy of every interval, until the fourteenth
+// pass).
+func TestInterval(t *testing.T) {
+	t.Parallel()
+	// Intervals 1, 2, 3 and 4 ms, and 0 (not counted): 3 ms.
+	p, err := format.Parse([]byte(`{"nodes":[
+	{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2]},
+	{"id":2,"callFrame":{"functionName":"main","scriptId":"1","url":"a.js","lineNumber":0,"columnNumber":0}}],
+	"startTime":0,"endTime":20000,"samples":[2,2,2,2,2,2],"timeDeltas":[0,1000,2000,3000,4000,0]}`), format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := firefox.Write(&buf, p, []profile.ThreadStacks{stacksOf(0)}, firefox.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var pp processed
+	if err := json.Unmarshal(buf.Bytes(), &pp); err != nil {
+		t.Fatal(err)
+	}
+	if pp.Meta.Interval != 3 {
+		t.Errorf("meta.interval = %v ms, want 3", pp.Meta.Interval)
 	}
 }
 
