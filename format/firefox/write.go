@@ -64,6 +64,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/chunked"
 	"github.com/jsprof/jsprof/internal/jsonw"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -145,10 +146,10 @@ func Write(w io.Writer, p *profile.Profile, stacks []profile.ThreadStacks, opts 
 			return fmt.Errorf("thread %d: %w", ts.Thread, err)
 		}
 		series = append(series, p.ThreadSamples(ts.Thread).Time)
-		if to.time.len() == 0 {
+		if to.time.Len() == 0 {
 			continue
 		}
-		if first := to.time.at(0); !have || first < origin {
+		if first := to.time.At(0); !have || first < origin {
 			origin = first
 		}
 		if !have || to.end > end {
@@ -202,8 +203,8 @@ func (b *builder) samples(ts profile.ThreadStacks, to *threadOut) error {
 			err = fmt.Errorf("stack at %d ns has a negative weight (%d ns)", s.Time, s.Weight)
 			break
 		}
-		if n := to.time.len(); n > 0 {
-			if prev := to.time.at(n - 1); s.Time < prev {
+		if n := to.time.Len(); n > 0 {
+			if prev := to.time.At(n - 1); s.Time < prev {
 				err = fmt.Errorf("stack at %d ns after one at %d ns: stacks must come in time order", s.Time, prev)
 				break
 			}
@@ -232,42 +233,17 @@ func (b *builder) samples(ts profile.ThreadStacks, to *threadOut) error {
 
 // threadOut is the samples table of one thread, before writing.
 type threadOut struct {
-	stack  column[int32] // −1 for a null stack
-	time   column[profile.Time]
-	weight column[profile.Time]
+	stack  chunked.Slice[int32] // −1 for a null stack
+	time   chunked.Slice[profile.Time]
+	weight chunked.Slice[profile.Time]
 	end    profile.Time // the end of the latest stack
 }
 
 func (t *threadOut) add(stack int32, time, weight profile.Time) {
-	t.stack.add(stack)
-	t.time.add(time)
-	t.weight.add(weight)
+	t.stack.Append(stack)
+	t.time.Append(time)
+	t.weight.Append(weight)
 }
-
-// column is an append-only column of a table kept in blocks of
-// columnBlock values, so that a table of millions of rows grows without
-// copying itself. Grown by append, the samples table of a 3 M-sample
-// profile cost half of the writer's time in the copies, and in the
-// collector waiting to preempt a goroutine in the middle of one.
-type column[T any] struct {
-	blocks [][]T
-	n      int
-}
-
-const columnBlock = 1 << 16
-
-func (c *column[T]) add(v T) {
-	if c.n%columnBlock == 0 {
-		c.blocks = append(c.blocks, make([]T, 0, min(columnBlock, max(c.n, 64))))
-	}
-	b := &c.blocks[len(c.blocks)-1]
-	*b = append(*b, v)
-	c.n++
-}
-
-func (c *column[T]) len() int { return c.n }
-
-func (c *column[T]) at(i int) T { return c.blocks[i/columnBlock][i%columnBlock] }
 
 // mainThreads marks one main thread per process among the selected ones: a
 // Chrome main thread (CrRendererMain, CrBrowserMain, CrGpuMain), else the
@@ -847,10 +823,10 @@ func (w *writer) thread(th *profile.Thread, main bool, t *threadOut, origin prof
 	w.b = strconv.AppendBool(w.b, main)
 	w.b = append(w.b, `,"processStartupTime":0,"processShutdownTime":null,"registerTime":0,"unregisterTime":null,"pausedRanges":[],`...)
 	w.b = append(w.b, `"samples":{"weightType":"tracing-ms",`...)
-	w.nullableInts("stack", t.stack.blocks...)
-	w.millis("time", origin, t.time.blocks...)
-	w.millis("weight", 0, t.weight.blocks...)
-	w.length(t.stack.len())
+	w.nullableInts("stack", t.stack.Blocks()...)
+	w.millis("time", origin, t.time.Blocks()...)
+	w.millis("weight", 0, t.weight.Blocks()...)
+	w.length(t.stack.Len())
 	w.b = append(w.b, `,"markers":{"data":[],"name":[],"startTime":[],"endTime":[],"phase":[],"category":[],"length":0}}`...)
 	w.maybeFlush()
 }
