@@ -28,7 +28,12 @@ func (t *Tree) BottomUpRoot() Node {
 type LazyBottomUp struct {
 	t     *Tree
 	outer []bool // per top-down node, the outermost call of its function
-	index map[FuncID]int32
+	// slot is, per function, its node's index in the children being
+	// grouped, −1 outside Children. A map cleared at each call cost the
+	// size it had grown to: the top level's, all the functions, for every
+	// node below it (tree --bottom-up on the many-nodes shape: 40 k
+	// functions, 0.66 s of output).
+	slot []int32
 }
 
 // BottomUpPair is a top-down node whose inverted path a bottom-up node
@@ -44,7 +49,11 @@ type BottomUpGroup struct {
 
 // LazyBottomUp returns the lazy maker of t's bottom-up tree.
 func (t *Tree) LazyBottomUp() *LazyBottomUp {
-	return &LazyBottomUp{t: t, outer: t.outermost(), index: map[FuncID]int32{}}
+	slot := make([]int32, len(t.Funcs))
+	for i := range slot {
+		slot[i] = -1
+	}
+	return &LazyBottomUp{t: t, outer: t.outermost(), slot: slot}
 }
 
 // Top returns the pairs of the root: every top-down node with time, in
@@ -66,7 +75,6 @@ func (b *LazyBottomUp) Top() []BottomUpPair {
 // calls, else the callers of the ancestors reached.
 func (b *LazyBottomUp) Children(pairs []BottomUpPair, top bool) []BottomUpGroup {
 	td := b.t.TopDown
-	clear(b.index)
 	var kids []BottomUpGroup
 	for _, p := range pairs {
 		at := p.At
@@ -76,11 +84,11 @@ func (b *LazyBottomUp) Children(pairs []BottomUpPair, top bool) []BottomUpGroup 
 			}
 		}
 		f := td[at].Func
-		k, ok := b.index[f]
-		if !ok {
+		k := b.slot[f]
+		if k < 0 {
 			k = int32(len(kids))
 			kids = append(kids, BottomUpGroup{Node: Node{Func: f, Parent: -1, FirstChild: -1, NextSibling: -1}})
-			b.index[f] = k
+			b.slot[f] = k
 		}
 		c := &kids[k]
 		c.Node.Self += td[p.Leaf].Self
@@ -91,6 +99,9 @@ func (b *LazyBottomUp) Children(pairs []BottomUpPair, top bool) []BottomUpGroup 
 			c.Node.Calls += td[p.Leaf].Calls
 		}
 		c.Pairs = append(c.Pairs, BottomUpPair{p.Leaf, at})
+	}
+	for _, c := range kids {
+		b.slot[c.Node.Func] = -1
 	}
 	return kids
 }
