@@ -43,9 +43,11 @@ func (wr *writer) encode(w io.Writer) error {
 	// met (the library numbers each sample's labels, sorted by key; those
 	// of later samples of the thread are numbered already).
 	labels := make([][]labelX, len(wr.threads))
-	for _, smp := range wr.samples {
-		if labels[smp.ti] == nil {
-			labels[smp.ti] = wr.threadLabels(&st, int(smp.ti))
+	for _, b := range wr.samples.Blocks() {
+		for _, smp := range b {
+			if labels[smp.ti] == nil {
+				labels[smp.ti] = wr.threadLabels(&st, int(smp.ti))
+			}
 		}
 	}
 	type functionX struct{ name, systemName, filename int64 }
@@ -84,19 +86,22 @@ func (wr *writer) encode(w io.Writer) error {
 	}
 	var ids []uint64
 	var sub protoBuf
-	for _, smp := range wr.samples {
-		ids = wr.sampleIDs(ids[:0], &smp)
-		msg.uint64s(1, ids)
-		msg.int64s(2, smp.value[:])
-		for _, l := range labels[smp.ti] {
-			sub.b = sub.b[:0]
-			sub.int64Opt(1, l.key)
-			sub.int64Opt(2, l.str)
-			sub.int64Opt(3, l.num)
-			msg.length(3, len(sub.b))
-			msg.b = append(msg.b, sub.b...)
+	for _, b := range wr.samples.Blocks() {
+		for i := range b {
+			smp := &b[i]
+			ids = wr.sampleIDs(ids[:0], smp)
+			msg.uint64s(1, ids)
+			msg.int64s(2, smp.value[:])
+			for _, l := range labels[smp.ti] {
+				sub.b = sub.b[:0]
+				sub.int64Opt(1, l.key)
+				sub.int64Opt(2, l.str)
+				sub.int64Opt(3, l.num)
+				msg.length(3, len(sub.b))
+				msg.b = append(msg.b, sub.b...)
+			}
+			message(2)
 		}
-		message(2)
 	}
 	for _, loc := range out.Location {
 		msg.uint64Opt(1, loc.ID)

@@ -38,7 +38,8 @@ func WriteWithLibrary(w io.Writer, p *profile.Profile, stacks []profile.ThreadSt
 		labels[i] = map[string][]string{"thread": {th.name}}
 	}
 	var ids []uint64
-	for _, smp := range wr.samples {
+	for j := range wr.samples.Len() {
+		smp := wr.samples.At(j)
 		ids = wr.sampleIDs(ids[:0], &smp)
 		locs := make([]*pprofile.Location, len(ids))
 		for i, id := range ids {

@@ -68,6 +68,7 @@ import (
 	"strings"
 
 	pprofile "github.com/google/pprof/profile"
+	"github.com/jsprof/jsprof/internal/chunked"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -107,7 +108,7 @@ type writer struct {
 	// samples are the pprof Samples, kept as sampleRec until they are
 	// encoded (encode.go); sampleIndex holds each one's index by its key
 	// (thread and locations); last is the index of the one added to last.
-	samples     []sampleRec
+	samples     chunked.Slice[sampleRec]
 	sampleIndex map[string]int
 	last        int
 	key         []byte
@@ -118,7 +119,7 @@ type writer struct {
 	ids [][]uint64
 	// leaf holds, for each sample (by index), the written thread and
 	// frame that end it.
-	leaf []leafOf
+	leaf chunked.Slice[leafOf]
 	// flat holds each frame's flat time and count by written thread.
 	flat map[leafOf][2]int64
 	// lineLocs holds the Locations of frames at given lines.
@@ -483,9 +484,9 @@ func (wr *writer) newSample(ti int, leaf profile.FrameID, path int32, count int6
 			wr.ids[k] = append(wr.ids[k], loc.ID)
 		}
 	}
-	wr.last = len(wr.samples)
-	wr.samples = append(wr.samples, rec)
-	wr.leaf = append(wr.leaf, leafOf{ti, leaf})
+	wr.last = wr.samples.Len()
+	wr.samples.Append(rec)
+	wr.leaf.Append(leafOf{ti, leaf})
 	wr.addTo(wr.last, count, weight)
 }
 
@@ -493,10 +494,10 @@ func (wr *writer) newSample(ti int, leaf profile.FrameID, path int32, count int6
 // time.
 func (wr *writer) addTo(i int, count int64, weight profile.Time) {
 	wr.last = i
-	smp := &wr.samples[i]
+	smp := wr.samples.Ptr(i)
 	smp.value[0] += count
 	smp.value[1] += int64(weight)
-	leaf := wr.leaf[i]
+	leaf := wr.leaf.At(i)
 	fl := wr.flat[leaf]
 	wr.flat[leaf] = [2]int64{fl[0] + count, fl[1] + int64(weight)}
 }
@@ -658,12 +659,12 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 		return
 	}
 	// 2. Each frame's samples, split.
-	for j := range wr.samples {
-		if sp := splits[wr.leaf[j]]; sp != nil {
+	for j := range wr.samples.Len() {
+		if sp := splits[wr.leaf.At(j)]; sp != nil {
 			sp.samples = append(sp.samples, j)
 		}
 	}
-	parts := make([][2][]int64, len(wr.samples)) // by sample: [count, ns] by line
+	parts := make([][2][]int64, wr.samples.Len()) // by sample: [count, ns] by line
 	self := []int64{}
 	w := []int64{}
 	for _, sp := range splits {
@@ -674,7 +675,7 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 		for v := range 2 {
 			w = w[:0]
 			for _, j := range sp.samples {
-				w = append(w, wr.samples[j].value[v])
+				w = append(w, wr.samples.At(j).value[v])
 			}
 			for k, sh := range apportion(w, self, sp.den) {
 				parts[sp.samples[k]][v] = sh
@@ -683,11 +684,12 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 	}
 	// 3. The samples again, in their order, each followed by its lines.
 	in := wr.samples
-	wr.samples = make([]sampleRec, 0, len(in))
-	for j, smp := range in {
-		sp := splits[wr.leaf[j]]
+	wr.samples = chunked.Slice[sampleRec]{}
+	for j := range in.Len() {
+		smp := in.At(j)
+		sp := splits[wr.leaf.At(j)]
 		if sp == nil {
-			wr.samples = append(wr.samples, smp)
+			wr.samples.Append(smp)
 			continue
 		}
 		rest := smp.value
@@ -698,7 +700,7 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 		}
 		if rest != [2]int64{} {
 			smp.value = rest
-			wr.samples = append(wr.samples, smp)
+			wr.samples.Append(smp)
 		}
 		for i, ls := range sp.lines {
 			c, ns := parts[j][0][i], parts[j][1][i]
@@ -706,9 +708,9 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 				continue
 			}
 			line := smp
-			line.line = wr.lineLocation(wr.leaf[j].frame, ls.Line).ID
+			line.line = wr.lineLocation(wr.leaf.At(j).frame, ls.Line).ID
 			line.value = [2]int64{c, ns}
-			wr.samples = append(wr.samples, line)
+			wr.samples.Append(line)
 		}
 	}
 }
