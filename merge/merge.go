@@ -29,6 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -307,6 +308,12 @@ func (m *merger) add(ctx context.Context, i int, name string, opts Options) erro
 			return err
 		}
 		td := tree.TopDown
+		// At most a local node a top-down node: made room for at once,
+		// the nodes and their index are not grown and copied again.
+		l.nodes = slices.Grow(l.nodes, len(td))
+		if len(l.child) == 0 {
+			l.child = make(map[[2]int32]int32, len(td))
+		}
 		cats, subs, fromEvent := make([]profile.CategoryID, len(td)), make([]uint8, len(td)), make([]bool, len(td))
 		loc := make([]int32, len(td)) // top-down node → local node
 		for j := 1; j < len(td); j++ {
