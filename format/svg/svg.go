@@ -146,10 +146,19 @@ func (t *tree) sumTotals() {
 // their frames, which on deep stacks (a chain 20 k frames deep, each stack
 // a frame deeper than the last) was quadratic: 5 s for 20 k frames.
 func build(p *profile.Profile, ts profile.ThreadStacks) (*tree, error) {
-	t := &tree{nodes: []node{{fn: -1, parent: -1}}}
+	// A node per call path at most, when the paths are given: made room
+	// for at once, the nodes (48 bytes each) and their index are not
+	// grown and copied again (the many-nodes shape: 350 k nodes, a fifth
+	// of the writer's time).
+	size := 1
+	if ts.Paths != nil {
+		size = ts.Paths.Len()
+	}
+	t := &tree{nodes: make([]node, 1, size)}
+	t.nodes[0] = node{fn: -1, parent: -1}
 	funcOf := map[profile.FunctionKey]int32{}
 	frameFn := make([]int32, len(p.Frames)) // FrameID → function+1
-	child := map[[2]int32]int32{}
+	child := make(map[[2]int32]int32, size)
 	r := newPathNodes(p, ts.Paths, func(n int32, f profile.FrameID) (int32, bool) {
 		fn := frameFn[f] - 1
 		if fn < 0 {
