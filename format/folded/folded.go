@@ -130,6 +130,13 @@ func (fw *Writer) AddThread(head string, ts profile.ThreadStacks) {
 		}
 		return
 	}
+	// A node per path at most: made room for at once, the nodes and
+	// their index are not grown and copied again (a fifth of the writer's
+	// time on the typescript shape, 160 k paths).
+	fw.nodes = slices.Grow(fw.nodes, ts.Paths.Len())
+	if len(fw.children) == 0 {
+		fw.children = make(map[childKey]int32, ts.Paths.Len())
+	}
 	// atPath[q] is the node of path q below head, -1 until met.
 	atPath := make([]int32, ts.Paths.Len())
 	for i := range atPath {
