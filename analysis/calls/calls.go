@@ -3,6 +3,7 @@ package calls
 import (
 	"math"
 
+	"github.com/jsprof/jsprof/internal/chunked"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -140,6 +141,76 @@ func (tl *Timeline) Calls() []Call {
 	tl.Walk(c)
 	return c.calls
 }
+
+// EachCall gives fn every call of the timeline in DevTools' order, as
+// Calls returns them, without holding them: a first walk keeps each call's
+// duration and self time (8 bytes, where a Call is 40), and the second
+// gives each call as it opens, with those. A recursion 10⁴ deep held 21 M
+// calls (847 MB) to print them. It stops at fn's first error, and returns
+// it.
+func (tl *Timeline) EachCall(fn func(*Call) error) error {
+	ends := &durations{long: map[int][2]profile.Time{}}
+	tl.Walk(ends)
+	g := &giver{ends: ends, fn: fn}
+	tl.Walk(g)
+	return g.err
+}
+
+// durations is the Visitor of EachCall's first walk: each call's Dur and
+// Self, by the order the calls open, in ns as uint32; a call with either
+// of 2³²−1 ns (4.3 s) or more has them in long.
+type durations struct {
+	ds   chunked.Slice[[2]uint32]
+	long map[int][2]profile.Time
+	open []int
+}
+
+const longDur = math.MaxUint32
+
+func (d *durations) Open(*Call) {
+	d.open = append(d.open, d.ds.Len())
+	d.ds.Append([2]uint32{})
+}
+
+func (d *durations) Close(c *Call) {
+	i := d.open[len(d.open)-1]
+	d.open = d.open[:len(d.open)-1]
+	if c.Dur >= 0 && c.Dur < longDur && c.Self >= 0 && c.Self < longDur {
+		*d.ds.Ptr(i) = [2]uint32{uint32(c.Dur), uint32(c.Self)}
+		return
+	}
+	*d.ds.Ptr(i) = [2]uint32{longDur, longDur}
+	d.long[i] = [2]profile.Time{c.Dur, c.Self}
+}
+
+func (d *durations) at(i int) (dur, self profile.Time) {
+	v := d.ds.At(i)
+	if v[0] == longDur {
+		l := d.long[i]
+		return l[0], l[1]
+	}
+	return profile.Time(v[0]), profile.Time(v[1])
+}
+
+// giver is the Visitor of EachCall's second walk.
+type giver struct {
+	ends *durations
+	next int
+	fn   func(*Call) error
+	err  error
+}
+
+func (g *giver) Open(c *Call) {
+	if g.err != nil {
+		return
+	}
+	x := *c
+	x.Dur, x.Self = g.ends.at(g.next)
+	g.next++
+	g.err = g.fn(&x)
+}
+
+func (g *giver) Close(*Call) {}
 
 // Count returns the number of calls without keeping them.
 func (tl *Timeline) Count() int {

@@ -296,3 +296,48 @@ func TestDepths(t *testing.T) {
 		}
 	}
 }
+
+// TestEachCall: EachCall gives the calls Calls returns, in order, without
+// holding them: on the testdata profiles, on a profile whose calls last
+// longer than the 4.3 s EachCall keeps in 32 bits, and on a GC stacked on
+// a call; and it stops at the first error fn returns.
+func TestEachCall(t *testing.T) {
+	var tls []*calls.Timeline
+	for _, name := range []string{"mix", "recursion", "deep-stack", "async"} {
+		p, err := format.ReadFile("../../testdata/node/"+name+".cpuprofile", nil, format.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tls = append(tls, timeline(t, p))
+	}
+	// (root) → a → b, 10 s a sample, then a GC sample on b: durations
+	// and self times of 10–40 s.
+	long := synth(t, 0, 60_000_000, strings.Join([]string{
+		node(1, -1, "(root)", 2, 4), node(2, -1, "a", 3), node(3, -1, "b"), node(4, -1, "(garbage collector)"),
+	}, ","), []int64{2, 3, 3, 4, 2, 3}, []int64{0, 10_000_000, 10_000_000, 10_000_000, 10_000_000, 10_000_000})
+	tls = append(tls, timeline(t, long))
+	for k, tl := range tls {
+		want := tl.Calls()
+		var got []calls.Call
+		if err := tl.EachCall(func(c *calls.Call) error { got = append(got, *c); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("profile %d: EachCall gave %d calls, Calls %d, or others", k, len(got), len(want))
+		}
+		if k == len(tls)-1 && !slices.ContainsFunc(got, func(c calls.Call) bool { return c.Dur >= math.MaxUint32 && c.Self >= math.MaxUint32 }) {
+			t.Errorf("the long profile has no call of 4.3 s or more, self too: %s", render(long, got))
+		}
+	}
+	stop := fmt.Errorf("stop")
+	n := 0
+	err := tls[1].EachCall(func(*calls.Call) error {
+		if n++; n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 3 {
+		t.Errorf("EachCall returned %v after %d calls, want the error after 3", err, n)
+	}
+}

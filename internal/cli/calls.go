@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/internal/jsonw"
 )
 
@@ -40,7 +41,7 @@ func runCalls(e *env, args []string) error {
 	if !*asJSON {
 		return usagef("only JSON output is available: pass --json")
 	}
-	l, err := load(e, name, loadOptions{common: common, calls: true, entries: *entries, transform: transform})
+	l, err := load(e, name, loadOptions{common: common, calls: true, streamCalls: true, entries: *entries, transform: transform})
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func runCalls(e *env, args []string) error {
 		head = strconv.AppendInt(head, th.PID, 10)
 		head = append(head, `,"tid":`...)
 		head = strconv.AppendInt(head, th.TID, 10)
-		for _, c := range ta.Calls() {
+		err := ta.eachCall(func(c *calls.Call) error {
 			nd := &p.Nodes[c.Node]
 			f := &p.Frames[nd.Frame]
 			b = append(b[:0], head...)
@@ -80,9 +81,11 @@ func runCalls(e *env, args []string) error {
 			b = append(b, `,"nodeId":`...)
 			b = strconv.AppendInt(b, nd.InputID, 10)
 			b = append(b, "}\n"...)
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
+			_, err := w.Write(b)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -96,7 +99,6 @@ func writeEntries(w *bufio.Writer, l *loaded) error {
 	var b []byte
 	for _, ta := range l.threads {
 		th := l.thread(ta)
-		cs := ta.Calls()
 		emit := func(level int32, start, dur int64, name string, isCall bool) error {
 			b = fmt.Appendf(b[:0], `{"pid":%d,"tid":%d,"level":%d,"ts":`, th.PID, th.TID, level)
 			b = jsonw.Micros(b, start)
@@ -109,13 +111,15 @@ func writeEntries(w *bufio.Writer, l *loaded) error {
 			return err
 		}
 		if !ta.st.IsTrace() {
-			for _, c := range cs {
-				if err := emit(c.Depth, int64(c.Start), int64(c.Dur), p.Str(p.NodeFrame(c.Node).Name), true); err != nil {
-					return err
-				}
+			err := ta.eachCall(func(c *calls.Call) error {
+				return emit(c.Depth, int64(c.Start), int64(c.Dur), p.Str(p.NodeFrame(c.Node).Name), true)
+			})
+			if err != nil {
+				return err
 			}
 			continue
 		}
+		cs := ta.calls // held for a trace thread: its entries name them
 		for _, en := range ta.entries {
 			var name string
 			isCall := en.Call >= 0

@@ -29,7 +29,12 @@ type threadAnalysis struct {
 	id       profile.ThreadID
 	st       *session.Thread
 	timeline *calls.Timeline
-	calls    []calls.Call   // the calls in DevTools' order, if requested
+	calls    []calls.Call // the calls in DevTools' order, if requested and held
+	// eachCall gives the calls in DevTools' order (after the view and
+	// transforms) when they were requested: from calls, or, for a thread
+	// whose calls are not held (loadOptions.streamCalls), from walks of
+	// the timeline.
+	eachCall func(fn func(*calls.Call) error) error
 	entries  []calls.Entry  // trace threads: flame-chart entries, if requested
 	tree     *calltree.Tree // nil unless requested
 	// funcs is the tree's function table under the chosen total-time
@@ -37,14 +42,15 @@ type threadAnalysis struct {
 	funcs []calltree.Function
 }
 
-// Calls returns the thread's calls in DevTools' order.
-func (ta *threadAnalysis) Calls() []calls.Call { return ta.calls }
-
 type loadOptions struct {
-	trees   bool // build the call trees
-	calls   bool // the calls (and, with entries, the flame-chart entries)
-	entries bool // keep the flame-chart entries of trace threads
-	common  *commonFlags
+	trees bool // build the call trees
+	calls bool // the calls (and, with entries, the flame-chart entries)
+	// streamCalls leaves a .cpuprofile thread's calls unheld: eachCall
+	// walks the timeline for them (calls.Timeline.EachCall). A trace
+	// thread's are held, as its flame-chart entries name them by index.
+	streamCalls bool
+	entries     bool // keep the flame-chart entries of trace threads
+	common      *commonFlags
 	// transform is nil for commands without view, range or transform flags.
 	transform *transformFlags
 	keepArgs  bool // keep trace events' args (to write a trace again)
@@ -174,19 +180,43 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		}
 		if opts.calls || opts.entries {
 			phase("calls")
-			if ta.calls, err = st.Calls(ctx); err != nil {
-				return nil, err
-			}
+			var from, to, origin profile.Time
 			if !vo.IsZero() {
-				from, to, err := st.Window(ctx)
-				if err != nil {
+				if from, to, err = st.Window(ctx); err != nil {
 					return nil, err
 				}
-				origin, err := st.Origin(ctx)
-				if err != nil {
+				if origin, err = st.Origin(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if opts.streamCalls && !st.IsTrace() {
+				tl := ta.timeline
+				ta.eachCall = func(fn func(*calls.Call) error) error {
+					if vo.IsZero() {
+						return tl.EachCall(fn)
+					}
+					keep := view.NewCallFilter(l.profile, from, to, origin, &vo)
+					return tl.EachCall(func(c *calls.Call) error {
+						if !keep.Keep(c) {
+							return nil
+						}
+						return fn(c)
+					})
+				}
+			} else {
+				if ta.calls, err = st.Calls(ctx); err != nil {
 					return nil, err
 				}
 				ta.calls = view.Calls(l.profile, ta.calls, from, to, origin, &vo)
+				held := ta.calls
+				ta.eachCall = func(fn func(*calls.Call) error) error {
+					for i := range held {
+						if err := fn(&held[i]); err != nil {
+							return err
+						}
+					}
+					return nil
+				}
 			}
 		}
 		if opts.entries {
