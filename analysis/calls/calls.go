@@ -2,6 +2,7 @@ package calls
 
 import (
 	"math"
+	"slices"
 
 	"github.com/jsprof/jsprof/internal/chunked"
 	"github.com/jsprof/jsprof/profile"
@@ -31,41 +32,85 @@ type Visitor interface {
 // Walk runs DevTools' forEachFrame over the timeline and reports each call to
 // v. The *Call passed to v is only valid during the callback.
 func (tl *Timeline) Walk(v Visitor) {
-	n := tl.Len()
-	if n == 0 {
+	if tl.Len() == 0 {
 		return
 	}
-	stack := make([]Call, 0, 64) // open calls
-	// DevTools' stackStartTimes and stackChildrenDuration, in float ms.
-	startMs := make([]float64, 0, 64)
-	childMs := make([]float64, 0, 64)
-	open := func(depth int32, x int32, i int, ms float64) {
-		stack = append(stack, Call{Node: tl.Node[x], Start: fromMicros(ms * 1000), Depth: depth, SampleIndex: int32(i), InTree: true})
-		startMs = append(startMs, ms)
-		childMs = append(childMs, 0)
-		v.Open(&stack[len(stack)-1])
+	var st WalkState
+	tl.WalkTo(v, &st, tl.Len())
+	tl.FinishWalk(v, &st)
+}
+
+// WalkState is where a walk of the timeline stands between two samples:
+// the calls open, with DevTools' float-ms start times and children's
+// durations, and the nodes the last samples left. The zero value is the
+// state before the first sample. A walk resumed from a copy (Clone) of a
+// state reports what the walk that made it reported after it, so a long
+// timeline can be walked a stretch at a time (the viewer's flame chart of
+// a long recording).
+type WalkState struct {
+	next     int    // the sample read next
+	stack    []Call // open calls
+	startMs  []float64
+	childMs  []float64
+	prev     int32 // the last sample's node (the root before the first)
+	gcParent int32 // with prev the GC node: the node its samples are stacked on, + 1
+	node     int32 // + 1
+}
+
+// Next returns the index of the sample the walk reads next.
+func (st *WalkState) Next() int { return st.next }
+
+// Open returns the calls open, outermost first, their Dur and Self not
+// known yet. The slice is the state's.
+func (st *WalkState) Open() []Call { return st.stack }
+
+// Clone returns a copy of st that does not share its storage.
+func (st *WalkState) Clone() WalkState {
+	c := *st
+	c.stack, c.startMs, c.childMs = slices.Clone(st.stack), slices.Clone(st.startMs), slices.Clone(st.childMs)
+	return c
+}
+
+// walker is a walk in progress: st advanced, calls reported to v.
+type walker struct {
+	tl *Timeline
+	v  Visitor
+	st *WalkState
+}
+
+func (w *walker) open(depth int32, x int32, i int, ms float64) {
+	st := w.st
+	st.stack = append(st.stack, Call{Node: w.tl.Node[x], Start: fromMicros(ms * 1000), Depth: depth, SampleIndex: int32(i), InTree: true})
+	st.startMs = append(st.startMs, ms)
+	st.childMs = append(st.childMs, 0)
+	w.v.Open(&st.stack[len(st.stack)-1])
+}
+
+func (w *walker) closeTop(ms float64) {
+	st := w.st
+	k := len(st.stack) - 1
+	if k < 0 { // DevTools ignores a close with nothing open
+		return
 	}
-	closeTop := func(ms float64) {
-		k := len(stack) - 1
-		if k < 0 { // DevTools ignores a close with nothing open
-			return
-		}
-		dur := ms - startMs[k]
-		if k > 0 {
-			childMs[k-1] += dur
-		}
-		c := &stack[k]
-		c.Dur = fromMicros(dur * 1000)
-		c.Self = fromMicros((dur - childMs[k]) * 1000)
-		v.Close(c)
-		stack, startMs, childMs = stack[:k], startMs[:k], childMs[:k]
+	dur := ms - st.startMs[k]
+	if k > 0 {
+		st.childMs[k-1] += dur
 	}
+	c := &st.stack[k]
+	c.Dur = fromMicros(dur * 1000)
+	c.Self = fromMicros((dur - st.childMs[k]) * 1000)
+	w.v.Close(c)
+	st.stack, st.startMs, st.childMs = st.stack[:k], st.startMs[:k], st.childMs[:k]
+}
+
+// WalkTo continues the walk st stands at (Walk's, from its zero value) up
+// to sample hi, exclusive, reporting the calls to v.
+func (tl *Timeline) WalkTo(v Visitor, st *WalkState, hi int) {
+	w := &walker{tl: tl, v: v, st: st}
 	var collect []int32
-	prev := int32(0) // the root
-	gcParent := int32(-1)
-	node := int32(-1)
-	samples := tl.Cursor(0)
-	for i := range n {
+	prev, gcParent, node := st.prev, st.gcParent-1, st.node-1
+	samples := tl.Cursor(st.next)
+	for i := st.next; i < hi; i++ {
 		id := samples.At(i)
 		if id == prev {
 			continue
@@ -75,12 +120,12 @@ func (tl *Timeline) Walk(v Visitor) {
 		prevNode := prev
 		if tl.GC >= 0 && node == tl.GC {
 			gcParent = prevNode
-			open(tl.Depth[gcParent]+1, tl.GC, i, t)
+			w.open(tl.Depth[gcParent]+1, tl.GC, i, t)
 			prev = id
 			continue
 		}
 		if tl.GC >= 0 && prevNode == tl.GC && gcParent >= 0 {
-			closeTop(t)
+			w.closeTop(t)
 			prevNode = gcParent
 			gcParent = -1
 		}
@@ -90,7 +135,7 @@ func (tl *Timeline) Walk(v Visitor) {
 			node = tl.Parent[node]
 		}
 		for prevNode >= 0 && prevNode != node {
-			closeTop(t)
+			w.closeTop(t)
 			if node >= 0 && tl.Depth[node] == tl.Depth[prevNode] {
 				collect = append(collect, node)
 				node = tl.Parent[node]
@@ -99,21 +144,31 @@ func (tl *Timeline) Walk(v Visitor) {
 		}
 		for k := len(collect) - 1; k >= 0; k-- {
 			node = collect[k]
-			open(tl.Depth[node], node, i, t)
+			w.open(tl.Depth[node], node, i, t)
 		}
 		prev = id
 	}
-	end := tl.msAt(n)
+	st.next = max(st.next, hi)
+	st.prev, st.gcParent, st.node = prev, gcParent+1, node+1
+}
+
+// FinishWalk closes the calls still open at the end of the timeline, as
+// the end of Walk does; st must stand after the last sample.
+func (tl *Timeline) FinishWalk(v Visitor, st *WalkState) {
+	w := &walker{tl: tl, v: v, st: st}
+	prev, gcParent, node := st.prev, st.gcParent-1, st.node-1
+	end := tl.msAt(tl.Len())
 	if end == 0 || math.IsNaN(end) { // DevTools: timestamps[n] || profileEndTime
 		end = devtoolsMillis(tl.Profile.Threads[tl.Thread].EndAsDevTools())
 	}
 	if node >= 0 && gcParent >= 0 && prev == tl.GC {
-		closeTop(end)
+		w.closeTop(end)
 		prev = gcParent
 	}
 	for x := prev; x >= 0 && tl.Parent[x] >= 0; x = tl.Parent[x] {
-		closeTop(end)
+		w.closeTop(end)
 	}
+	st.prev, st.gcParent = prev, gcParent+1
 }
 
 // collector materialises calls in DevTools' order (the order they open).

@@ -341,3 +341,55 @@ func TestEachCall(t *testing.T) {
 		t.Errorf("EachCall returned %v after %d calls, want the error after 3", err, n)
 	}
 }
+
+// event is one report of a walk, for comparing walks.
+type event struct {
+	open bool
+	c    calls.Call
+}
+
+type recorder struct{ evs []event }
+
+func (r *recorder) Open(c *calls.Call)  { r.evs = append(r.evs, event{true, *c}) }
+func (r *recorder) Close(c *calls.Call) { r.evs = append(r.evs, event{false, *c}) }
+
+// TestWalkResumed: a walk resumed from a copy of its state at any sample
+// reports what the whole walk reports from there: the viewer walks a long
+// recording's flame chart a stretch at a time from such copies.
+func TestWalkResumed(t *testing.T) {
+	for _, name := range []string{"mix", "recursion", "async"} {
+		p, err := format.ReadFile("../../testdata/node/"+name+".cpuprofile", nil, format.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl := timeline(t, p)
+		var whole recorder
+		tl.Walk(&whole)
+		n := tl.Len()
+		for _, stride := range []int{1, 7, 100, n} {
+			if n/stride > 500 { // each resumed walk runs to the end
+				continue
+			}
+			var st calls.WalkState
+			var at recorder
+			for lo := 0; lo < n; lo += stride {
+				// From here on, a copy of the state must give the rest.
+				resumed := st.Clone()
+				var rest recorder
+				tl.WalkTo(&rest, &resumed, n)
+				tl.FinishWalk(&rest, &resumed)
+				if got, want := rest.evs, whole.evs[len(at.evs):]; !slices.Equal(got, want) {
+					t.Fatalf("%s, resumed at sample %d (stride %d): %d events, want %d, or others", name, lo, stride, len(got), len(want))
+				}
+				if st.Next() != lo {
+					t.Fatalf("%s: the state stands at %d, want %d", name, st.Next(), lo)
+				}
+				tl.WalkTo(&at, &st, min(lo+stride, n))
+			}
+			tl.FinishWalk(&at, &st)
+			if !slices.Equal(at.evs, whole.evs) {
+				t.Errorf("%s: walked in stretches of %d: %d events, the whole walk %d, or others", name, stride, len(at.evs), len(whole.evs))
+			}
+		}
+	}
+}
