@@ -38,6 +38,9 @@ type flameIndex struct {
 	longSelf    map[int32]profile.Time
 	frameCat    []uint8 // per frame, its category (calls)
 
+	// A .cpuprofile's calls when too many to index: walked on request.
+	huge *hugeFlame
+
 	// A trace's entries, its calls and the events es index.
 	es    []calls.Entry
 	cs    []calls.Call
@@ -176,14 +179,21 @@ func (v *callSlots) Close(c *calls.Call) {
 	fx.cNode[s] = c.Node
 }
 
-// walk fills the slots of a .cpuprofile from its timeline.
+// walk fills the slots of a .cpuprofile from its timeline: a first walk
+// counts the calls per level (and keeps the walk's state every
+// flameCheckpointEvery samples), the second fills the slots; from
+// flameHugeCalls calls the states are kept instead (hugeFlame).
 func (fx *flameIndex) walk(ctx context.Context, tl *calls.Timeline) error {
-	v := &callSlots{fx: fx}
-	tl.Walk(v)
-	if err := ctx.Err(); err != nil {
+	counted, cps, err := checkpointWalk(ctx, tl)
+	if err != nil {
 		return err
 	}
-	n := int(v.next)
+	if int(counted.next) > flameHugeCalls {
+		fx.huge = &hugeFlame{tl: tl, cps: cps, calls: counted.next, levels: len(counted.count), final: counted.final}
+		return nil
+	}
+	v := &callSlots{fx: fx, count: counted.count}
+	n := int(counted.next)
 	fx.off = make([]int32, len(v.count)+1)
 	for l, k := range v.count {
 		fx.off[l+1] = fx.off[l] + k
@@ -211,9 +221,19 @@ func short(t profile.Time, s int32, m map[int32]profile.Time) uint32 {
 	return long
 }
 
-func (fx *flameIndex) levels() int { return len(fx.off) - 1 }
+func (fx *flameIndex) levels() int {
+	if fx.huge != nil {
+		return fx.huge.levels
+	}
+	return len(fx.off) - 1
+}
 
-func (fx *flameIndex) len() int { return len(fx.ids) }
+func (fx *flameIndex) len() int {
+	if fx.huge != nil {
+		return int(fx.huge.calls)
+	}
+	return len(fx.ids)
+}
 
 // Per slot.
 
@@ -264,6 +284,9 @@ func (fx *flameIndex) slot(id int32) (s, level int32) {
 // Per entry id (the API's).
 
 func (fx *flameIndex) level(id int32) int32 {
+	if fx.huge != nil {
+		return fx.huge.call(id).Depth
+	}
 	if fx.es != nil {
 		return fx.es[id].Level
 	}
@@ -272,6 +295,9 @@ func (fx *flameIndex) level(id int32) int32 {
 }
 
 func (fx *flameIndex) start(id int32) profile.Time {
+	if fx.huge != nil {
+		return fx.huge.call(id).Start
+	}
 	if fx.es != nil {
 		return fx.es[id].Start
 	}
@@ -280,6 +306,9 @@ func (fx *flameIndex) start(id int32) profile.Time {
 }
 
 func (fx *flameIndex) dur(id int32) profile.Time {
+	if fx.huge != nil {
+		return fx.huge.call(id).Dur
+	}
 	if fx.es != nil {
 		return fx.es[id].Dur
 	}
@@ -297,6 +326,9 @@ func (fx *flameIndex) call(id int32) *calls.Call {
 
 // node returns the node of an entry that is a call, else false.
 func (fx *flameIndex) node(id int32) (profile.NodeID, bool) {
+	if fx.huge != nil {
+		return fx.huge.call(id).Node, true
+	}
 	if fx.es == nil {
 		s, _ := fx.slot(id)
 		return fx.cNode[s], true
@@ -345,6 +377,9 @@ func eventFrames(p *profile.Profile) map[profile.StringID]profile.FrameID {
 // selfTime returns an entry's self time: a call's own, else its duration
 // less that of the entries one level deeper that start within it.
 func (fx *flameIndex) selfTime(id int32) profile.Time {
+	if fx.huge != nil {
+		return fx.huge.call(id).Self
+	}
 	if fx.es == nil {
 		s, _ := fx.slot(id)
 		if v := fx.cSelf[s]; v != long {
@@ -371,6 +406,9 @@ func (fx *flameIndex) selfTime(id int32) profile.Time {
 // of narrower entries with gaps under a pixel merged into one box (the
 // category of the first). origin is subtracted from the times written.
 func (fx *flameIndex) boxes(from, to, origin profile.Time, width int) report.FlameBoxes {
+	if fx.huge != nil {
+		return fx.huge.boxes(fx.p, fx.frameCat, from, to, origin, width)
+	}
 	p := fx.p
 	out := report.FlameBoxes{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Levels: fx.levels(),
 		Level: []int32{}, Start: []report.Micros{}, Dur: []report.Micros{}, Name: []int32{}, Cat: []uint16{}, ID: []int32{}, Count: []int32{}, Names: []string{}}
@@ -405,8 +443,12 @@ func (fx *flameIndex) boxes(from, to, origin profile.Time, width int) report.Fla
 			// run's end: jump a pixel at a time.
 			j, runEnd := i+1, end(i)
 			for j < hi {
+				// Entries that start at or after to are not merged in:
+				// a run covers the window's entries (so a walked flame
+				// chart, which stops at the window's end, finds the same).
 				lim := runEnd + profile.Time(px)
-				k := j + int32(sort.Search(int(hi-j), func(m int) bool { return fx.sStart(j+int32(m)) >= lim }))
+				limTo := min(lim, to)
+				k := j + int32(sort.Search(int(hi-j), func(m int) bool { return fx.sStart(j+int32(m)) >= limTo }))
 				// A wide entry can only be the last of them (it ends after lim).
 				if k > j && wide(k-1) {
 					k--

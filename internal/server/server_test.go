@@ -642,3 +642,86 @@ func TestTotalSemantics(t *testing.T) {
 		}
 	}
 }
+
+// TestFlameWalked: a .cpuprofile with too many calls to index has its
+// flame chart walked a stretch at a time (flamewalk.go); its boxes and
+// entries are the index's, for windows at every scale, at the edges and
+// past them.
+func TestFlameWalked(t *testing.T) {
+	files := []string{testdata("mix.cpuprofile"), testdata("deep-stack.cpuprofile"), testdata("recursion.cpuprofile")}
+	type answer struct{ boxes, entries []string }
+	ask := func(file string) answer {
+		sess := load(t, file)
+		h := server.New(sess, server.Options{})
+		var info report.ViewerInfo
+		get(t, h, "/api/info", &info)
+		th := info.Threads[info.Default]
+		span := int64(th.ToUs - th.FromUs)
+		var a answer
+		for _, w := range []struct{ from, to, width int64 }{
+			{int64(th.FromUs), int64(th.ToUs), 1000},
+			{int64(th.FromUs), int64(th.ToUs), 7},
+			{int64(th.FromUs) - span, int64(th.ToUs) + span, 300},
+			{int64(th.FromUs) + span/3, int64(th.FromUs) + span/3 + span/50, 800},
+			{int64(th.FromUs) + span/2, int64(th.FromUs) + span/2 + span/1000, 1200},
+			{int64(th.ToUs) - span/20, int64(th.ToUs), 500},
+			// Runs of narrow calls across both edges.
+			{int64(th.FromUs) + span/4, int64(th.FromUs) + span/2, 7},
+			{int64(th.FromUs) + span/4 + 3, int64(th.FromUs) + span/2 + 5, 40},
+		} {
+			var fb report.FlameBoxes
+			get(t, h, fmt.Sprintf("/api/flame?t=%d&from=%s&to=%s&width=%d", info.Default, us(w.from), us(w.to), w.width), &fb)
+			a.boxes = append(a.boxes, js(fb))
+		}
+		n := len(flameEntries(t, sess, info.Default))
+		for _, id := range []int{0, 1, 2, n / 7, n / 3, n / 2, n - 2, n - 1} {
+			var fe report.FlameEntry
+			get(t, h, fmt.Sprintf("/api/entry?t=%d&id=%d", info.Default, id), &fe)
+			a.entries = append(a.entries, js(fe))
+		}
+		return a
+	}
+	// Requests at once share the walked chart's caches (run with -race by
+	// scripts/test.sh).
+	restore := server.SetFlameWalk(0, 16)
+	sess := load(t, testdata("mix.cpuprofile"))
+	h := server.New(sess, server.Options{})
+	var wg sync.WaitGroup
+	codes := make([]int, 16)
+	for i := range 8 {
+		wg.Go(func() {
+			for k, path := range []string{fmt.Sprintf("/api/flame?t=0&width=%d", 100+i%3), fmt.Sprintf("/api/entry?t=0&id=%d", i%4)} {
+				req := httptest.NewRequest("GET", path, nil)
+				req.Host = "127.0.0.1:1234"
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				codes[2*i+k] = rec.Code
+			}
+		})
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != 200 {
+			t.Errorf("concurrent request %d: status %d", i, c)
+		}
+	}
+	restore()
+	for _, file := range files {
+		indexed := ask(file)
+		for _, every := range []int{1, 5, 64} {
+			restore := server.SetFlameWalk(0, every)
+			walked := ask(file)
+			restore()
+			for i := range indexed.boxes {
+				if walked.boxes[i] != indexed.boxes[i] {
+					t.Errorf("%s, a state every %d samples: window %d: walked boxes\n%.600s\nindexed\n%.600s", filepath.Base(file), every, i, walked.boxes[i], indexed.boxes[i])
+				}
+			}
+			for i := range indexed.entries {
+				if walked.entries[i] != indexed.entries[i] {
+					t.Errorf("%s, a state every %d samples: entry %d: walked %s, indexed %s", filepath.Base(file), every, i, walked.entries[i], indexed.entries[i])
+				}
+			}
+		}
+	}
+}
