@@ -708,6 +708,23 @@ func ints[T ~int32 | ~uint8 | int64](w *writer, key string, vs []T) {
 // nullableInts writes "key":[…], the values of blocks in order, a
 // negative one as null.
 func (w *writer) nullableInts(key string, blocks ...[]int32) {
+	writeArray(w, key, blocks, func(b []byte, v int32) []byte {
+		if v < 0 {
+			return append(b, "null"...)
+		}
+		return strconv.AppendInt(b, int64(v), 10)
+	})
+}
+
+// millis writes "key":[…], the times of blocks in order less origin, in
+// ms.
+func (w *writer) millis(key string, origin profile.Time, blocks ...[]profile.Time) {
+	writeArray(w, key, blocks, func(b []byte, t profile.Time) []byte { return jsonw.Millis(b, int64(t-origin)) })
+}
+
+// writeArray writes "key":[…], the values of blocks in order, each as put
+// appends it.
+func writeArray[T any](w *writer, key string, blocks [][]T, put func([]byte, T) []byte) {
 	w.key(key)
 	w.b = append(w.b, '[')
 	sep := false
@@ -717,30 +734,7 @@ func (w *writer) nullableInts(key string, blocks ...[]int32) {
 				w.b = append(w.b, ',')
 			}
 			sep = true
-			if v < 0 {
-				w.b = append(w.b, "null"...)
-			} else {
-				w.b = strconv.AppendInt(w.b, int64(v), 10)
-			}
-			w.maybeFlush()
-		}
-	}
-	w.b = append(w.b, ']', ',')
-}
-
-// millis writes "key":[…], the times of blocks in order less origin, in
-// ms.
-func (w *writer) millis(key string, origin profile.Time, blocks ...[]profile.Time) {
-	w.key(key)
-	w.b = append(w.b, '[')
-	sep := false
-	for _, ts := range blocks {
-		for _, t := range ts {
-			if sep {
-				w.b = append(w.b, ',')
-			}
-			sep = true
-			w.b = jsonw.Millis(w.b, int64(t-origin))
+			w.b = put(w.b, v)
 			w.maybeFlush()
 		}
 	}

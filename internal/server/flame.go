@@ -184,16 +184,16 @@ func (v *callSlots) Close(c *calls.Call) {
 // flameCheckpointEvery samples), the second fills the slots; from
 // flameHugeCalls calls the states are kept instead (hugeFlame).
 func (fx *flameIndex) walk(ctx context.Context, tl *calls.Timeline) error {
-	counted, cps, err := checkpointWalk(ctx, tl)
+	counted, total, cps, err := checkpointWalk(ctx, tl)
 	if err != nil {
 		return err
 	}
-	if int(counted.next) > flameHugeCalls {
-		fx.huge = &hugeFlame{tl: tl, cps: cps, calls: counted.next, levels: len(counted.count), final: counted.final}
+	if int(total) > flameHugeCalls {
+		fx.huge = &hugeFlame{tl: tl, cps: cps, calls: total, levels: len(counted.count), final: counted.final}
 		return nil
 	}
 	v := &callSlots{fx: fx, count: counted.count}
-	n := int(counted.next)
+	n := int(total)
 	fx.off = make([]int32, len(v.count)+1)
 	for l, k := range v.count {
 		fx.off[l+1] = fx.off[l] + k

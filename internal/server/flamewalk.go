@@ -76,25 +76,15 @@ type flameCheckpoint struct {
 	ids    []int32      // the ids of st.Open()'s calls
 }
 
-// checkpointer is the first walk's Visitor: it counts the calls per level,
-// numbers them as they open, and keeps the durations of those open at a
-// checkpoint when they close.
+// checkpointer is what the first walk finds: the calls per level, and the
+// durations of those open at a checkpoint, kept when they close.
 type checkpointer struct {
 	count   []int32
-	open    []int32
-	next    int32
 	pending map[int32]bool
 	final   map[int32][2]profile.Time
 }
 
-func (v *checkpointer) Open(*calls.Call) {
-	v.open = append(v.open, v.next)
-	v.next++
-}
-
-func (v *checkpointer) Close(c *calls.Call) {
-	id := v.open[len(v.open)-1]
-	v.open = v.open[:len(v.open)-1]
+func (v *checkpointer) closed(id int32, c *calls.Call) {
 	for int(c.Depth) >= len(v.count) {
 		v.count = append(v.count, 0)
 	}
@@ -107,26 +97,28 @@ func (v *checkpointer) Close(c *calls.Call) {
 
 // checkpointWalk walks the timeline once, keeping a state every
 // flameCheckpointEvery samples.
-func checkpointWalk(ctx context.Context, tl *calls.Timeline) (*checkpointer, []flameCheckpoint, error) {
+// It returns what it found, the number of calls and the checkpoints.
+func checkpointWalk(ctx context.Context, tl *calls.Timeline) (*checkpointer, int32, []flameCheckpoint, error) {
 	v := &checkpointer{pending: map[int32]bool{}, final: map[int32][2]profile.Time{}}
+	w := &idWalk{fn: v.closed}
 	var cps []flameCheckpoint
 	var st calls.WalkState
 	n := tl.Len()
 	if n == 0 { // as Walk: no calls
-		return v, nil, nil
+		return v, 0, nil, nil
 	}
 	for lo := 0; lo < n; lo += flameCheckpointEvery {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, 0, nil, err
 		}
-		for _, id := range v.open {
+		for _, id := range w.open {
 			v.pending[id] = true
 		}
-		cps = append(cps, flameCheckpoint{st: st.Clone(), at: tl.Times.At(lo), nextID: v.next, ids: slices.Clone(v.open)})
-		tl.WalkTo(v, &st, min(lo+flameCheckpointEvery, n))
+		cps = append(cps, flameCheckpoint{st: st.Clone(), at: tl.Times.At(lo), nextID: w.next, ids: slices.Clone(w.open)})
+		tl.WalkTo(w, &st, min(lo+flameCheckpointEvery, n))
 	}
-	tl.FinishWalk(v, &st)
-	return v, cps, nil
+	tl.FinishWalk(w, &st)
+	return v, w.next, cps, nil
 }
 
 // walkFrom walks from checkpoint k until stop reports true at a
@@ -159,7 +151,8 @@ func (h *hugeFlame) walkFrom(k int, fn func(id int32, c *calls.Call), stop func(
 	}
 }
 
-// idWalk numbers the calls of a walk resumed at a checkpoint.
+// idWalk numbers the calls of a walk (from 0, or from a checkpoint's
+// next id) and gives each with its number to fn as it closes.
 type idWalk struct {
 	open []int32
 	next int32
