@@ -141,34 +141,17 @@ func (fx *flameIndex) index(ctx context.Context) error {
 	return nil
 }
 
-// callSlots is the calls.Visitor that fills a .cpuprofile's slots in two
-// walks, so that nothing is materialised but the slots: the first counts
-// the calls per level, the second fills each level's slots in the order
-// its calls close, which is their start order. Ids follow the order the
-// calls open (DevTools' order, as session.Thread.Calls).
+// callSlots fills a .cpuprofile's slots in the second of two walks (the
+// first, checkpointWalk, counts the calls per level), so that nothing is
+// materialised but the slots: each level's slots in the order its calls
+// close, which is their start order. Ids follow the order the calls open
+// (DevTools' order, as session.Thread.Calls), as idWalk numbers them.
 type callSlots struct {
-	fx    *flameIndex
-	count []int32 // first walk: calls per level
-	fill  []int32 // second walk: the next slot per level
-	open  []int32 // ids of the open calls
-	next  int32
+	fx   *flameIndex
+	fill []int32 // the next slot per level
 }
 
-func (v *callSlots) Open(c *calls.Call) {
-	v.open = append(v.open, v.next)
-	v.next++
-}
-
-func (v *callSlots) Close(c *calls.Call) {
-	id := v.open[len(v.open)-1]
-	v.open = v.open[:len(v.open)-1]
-	if v.fill == nil {
-		for int(c.Depth) >= len(v.count) {
-			v.count = append(v.count, 0)
-		}
-		v.count[c.Depth]++
-		return
-	}
+func (v *callSlots) closed(id int32, c *calls.Call) {
 	fx := v.fx
 	s := v.fill[c.Depth]
 	v.fill[c.Depth]++
@@ -192,10 +175,9 @@ func (fx *flameIndex) walk(ctx context.Context, tl *calls.Timeline) error {
 		fx.huge = &hugeFlame{tl: tl, cps: cps, calls: total, levels: len(counted.count), final: counted.final}
 		return nil
 	}
-	v := &callSlots{fx: fx, count: counted.count}
 	n := int(total)
-	fx.off = make([]int32, len(v.count)+1)
-	for l, k := range v.count {
+	fx.off = make([]int32, len(counted.count)+1)
+	for l, k := range counted.count {
 		fx.off[l+1] = fx.off[l] + k
 	}
 	fx.ids = make([]int32, n)
@@ -204,11 +186,8 @@ func (fx *flameIndex) walk(ctx context.Context, tl *calls.Timeline) error {
 	fx.cSelf = make([]uint32, n)
 	fx.cNode = make([]profile.NodeID, n)
 	fx.longDur, fx.longSelf = map[int32]profile.Time{}, map[int32]profile.Time{}
-	v.fill, v.next = slices.Clone(fx.off[:len(v.count)]), 0
-	if v.fill == nil {
-		v.fill = []int32{}
-	}
-	tl.Walk(v)
+	v := &callSlots{fx: fx, fill: slices.Clone(fx.off[:len(counted.count)])}
+	tl.Walk(&idWalk{fn: v.closed})
 	return nil
 }
 

@@ -96,8 +96,8 @@ func (v *checkpointer) closed(id int32, c *calls.Call) {
 }
 
 // checkpointWalk walks the timeline once, keeping a state every
-// flameCheckpointEvery samples.
-// It returns what it found, the number of calls and the checkpoints.
+// flameCheckpointEvery samples. It returns what it found, the number of
+// calls and the checkpoints.
 func checkpointWalk(ctx context.Context, tl *calls.Timeline) (*checkpointer, int32, []flameCheckpoint, error) {
 	v := &checkpointer{pending: map[int32]bool{}, final: map[int32][2]profile.Time{}}
 	w := &idWalk{fn: v.closed}
@@ -121,11 +121,10 @@ func checkpointWalk(ctx context.Context, tl *calls.Timeline) (*checkpointer, int
 	return v, w.next, cps, nil
 }
 
-// walkFrom walks from checkpoint k until stop reports true at a
-// checkpoint (given the walk's state there, and the ids of its open
-// calls), or to the end, giving each call with its id to fn as it closes
-// (those open where the walk stops, with their kept durations, innermost
-// first).
+// walkFrom walks from checkpoint k until stop(j) reports true at a later
+// checkpoint j, or to the end, giving each call with its id to fn as it
+// closes (those open where the walk stops, with their kept durations,
+// innermost first).
 func (h *hugeFlame) walkFrom(k int, fn func(id int32, c *calls.Call), stop func(cp int) bool) {
 	cp := &h.cps[k]
 	st := cp.st.Clone()
