@@ -123,9 +123,9 @@ func checkpointWalk(ctx context.Context, tl *calls.Timeline) (*checkpointer, int
 
 // walkFrom walks from checkpoint k until stop(j) reports true at a later
 // checkpoint j, or to the end, giving each call with its id to fn as it
-// closes (those open where the walk stops, with their kept durations,
-// innermost first).
-func (h *hugeFlame) walkFrom(k int, fn func(id int32, c *calls.Call), stop func(cp int) bool) {
+// closes; with closeOpen, also those open where the walk stops, with their
+// kept durations, innermost first.
+func (h *hugeFlame) walkFrom(k int, fn func(id int32, c *calls.Call), stop func(cp int) bool, closeOpen bool) {
 	cp := &h.cps[k]
 	st := cp.st.Clone()
 	g := &idWalk{open: slices.Clone(cp.ids), next: cp.nextID, fn: fn}
@@ -138,6 +138,9 @@ func (h *hugeFlame) walkFrom(k int, fn func(id int32, c *calls.Call), stop func(
 		}
 		h.tl.WalkTo(g, &st, h.cps[j].st.Next())
 		if stop(j) {
+			if !closeOpen {
+				return
+			}
 			open := st.Open()
 			for i := len(open) - 1; i >= 0; i-- {
 				c := open[i]
@@ -190,7 +193,7 @@ func (h *hugeFlame) call(id int32) calls.Call {
 		if got == id {
 			found = *c
 		}
-	}, func(int) bool { return true })
+	}, func(int) bool { return true }, true)
 	h.last.id, h.last.c, h.last.ok = id, found, true
 	return found
 }
@@ -220,16 +223,39 @@ func (h *hugeFlame) walkBoxes(p *profile.Profile, frameCat []uint8, from, to, or
 	out := report.FlameBoxes{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Levels: h.levels,
 		Level: []int32{}, Start: []report.Micros{}, Dur: []report.Micros{}, Name: []int32{}, Cat: []uint16{}, ID: []int32{}, Count: []int32{}, Names: []string{}}
 	px := float64(to-from) / float64(width)
-	lv := make([]levelBoxes, h.levels)
-	for l := range lv {
-		lv[l] = levelBoxes{from: from, to: to, px: px}
-	}
 	// A µs of margin each side: a call's start is its sample's time by
 	// way of DevTools' float ms, which can round a ns away.
 	const margin = 1000
-	h.walkFrom(h.checkpointAt(from-margin), func(id int32, c *calls.Call) {
-		lv[c.Depth].add(flameItem{start: c.Start, dur: c.Dur, id: id, node: c.Node})
-	}, func(cp int) bool { return h.cps[cp].at >= to+margin })
+	lo := h.checkpointAt(from - margin)
+	hi := lo + 1 // the checkpoint the walk stops at; len(h.cps): the end
+	for hi < len(h.cps) && h.cps[hi].at < to+margin {
+		hi++
+	}
+	// The stretches from lo to hi, or two halves of them on two cores.
+	walk := func(k, stop int, closeOpen bool) []levelBoxes {
+		lv := make([]levelBoxes, h.levels)
+		for l := range lv {
+			lv[l] = levelBoxes{from: from, to: to, px: px}
+		}
+		h.walkFrom(k, func(id int32, c *calls.Call) {
+			lv[c.Depth].add(flameItem{start: c.Start, dur: c.Dur, id: id, node: c.Node})
+		}, func(cp int) bool { return cp >= stop }, closeOpen)
+		return lv
+	}
+	var lv []levelBoxes
+	if hi-lo < 2 {
+		lv = walk(lo, hi, true)
+	} else {
+		mid := (lo + hi) / 2
+		var second []levelBoxes
+		var wg sync.WaitGroup
+		wg.Go(func() { second = walk(mid, hi, true) })
+		lv = walk(lo, mid, false)
+		wg.Wait()
+		for l := range lv {
+			lv[l].join(&second[l])
+		}
+	}
 	names := map[profile.StringID]int32{}
 	for l := range lv {
 		lv[l].flush()
@@ -281,6 +307,26 @@ type flameBox struct {
 	first flameItem
 	end   profile.Time
 	count int32
+	run   bool // made as a run: its first call was narrow
+}
+
+// join appends the boxes of later, the same level's calls after lb's
+// (from the checkpoint where lb's walk stopped, with later's own state
+// from there): its first box, if a run, goes on lb's run where lb's run
+// would have taken in its first call. Merged so, the boxes are those of
+// one walk: a run's end is its last call's, so the rest of later's run
+// grows as it would have on lb's.
+func (lb *levelBoxes) join(later *levelBoxes) {
+	later.flush()
+	rest := later.out
+	if lb.run && len(rest) > 0 && rest[0].run && rest[0].first.start < min(lb.end+profile.Time(lb.px), lb.to) {
+		lb.end = max(lb.end, rest[0].end)
+		lb.count += rest[0].count
+		rest = rest[1:]
+	}
+	lb.flush()
+	lb.out = append(lb.out, rest...)
+	lb.done = lb.done || later.done
 }
 
 func (lb *levelBoxes) add(it flameItem) {
@@ -308,7 +354,7 @@ func (lb *levelBoxes) add(it flameItem) {
 
 func (lb *levelBoxes) flush() {
 	if lb.run {
-		lb.out = append(lb.out, flameBox{first: lb.first, end: lb.end, count: lb.count})
+		lb.out = append(lb.out, flameBox{first: lb.first, end: lb.end, count: lb.count, run: true})
 		lb.run = false
 	}
 }
