@@ -389,18 +389,11 @@ func (fx *flameIndex) boxes(from, to, origin profile.Time, width int) report.Fla
 		return fx.huge.boxes(fx.p, fx.frameCat, from, to, origin, width)
 	}
 	p := fx.p
-	out := report.FlameBoxes{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Levels: fx.levels(),
-		Level: []int32{}, Start: []report.Micros{}, Dur: []report.Micros{}, Name: []int32{}, Cat: []uint16{}, ID: []int32{}, Count: []int32{}, Names: []string{}}
+	out := newFlameBoxes(from, to, origin, fx.levels())
 	px := float64(to-from) / float64(width) // ns per pixel
 	names := map[profile.StringID]int32{}
 	emit := func(level int32, start, dur profile.Time, name int32, cat uint8, id, count int32) {
-		out.Level = append(out.Level, level)
-		out.Start = append(out.Start, report.Micros(start-origin))
-		out.Dur = append(out.Dur, report.Micros(dur))
-		out.Name = append(out.Name, name)
-		out.Cat = append(out.Cat, uint16(cat))
-		out.ID = append(out.ID, id)
-		out.Count = append(out.Count, count)
+		addBox(&out, level, start-origin, dur, name, cat, id, count)
 	}
 	wide := func(s int32) bool { return float64(fx.sDur(s)) >= px }
 	end := func(s int32) profile.Time { return fx.sStart(s) + fx.sDur(s) }
@@ -450,6 +443,25 @@ func (fx *flameIndex) boxes(from, to, origin profile.Time, width int) report.Fla
 		}
 	}
 	return out
+}
+
+// newFlameBoxes returns the answer for the window [from, to), with no
+// boxes yet.
+func newFlameBoxes(from, to, origin profile.Time, levels int) report.FlameBoxes {
+	return report.FlameBoxes{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Levels: levels,
+		Level: []int32{}, Start: []report.Micros{}, Dur: []report.Micros{}, Name: []int32{}, Cat: []uint16{}, ID: []int32{}, Count: []int32{}, Names: []string{}}
+}
+
+// addBox appends a box to out: start from the origin, name an index in
+// out.Names (−1 for a merged box), id −1 for a merged box.
+func addBox(out *report.FlameBoxes, level int32, start, dur profile.Time, name int32, cat uint8, id, count int32) {
+	out.Level = append(out.Level, level)
+	out.Start = append(out.Start, report.Micros(start))
+	out.Dur = append(out.Dur, report.Micros(dur))
+	out.Name = append(out.Name, name)
+	out.Cat = append(out.Cat, uint16(cat))
+	out.ID = append(out.ID, id)
+	out.Count = append(out.Count, count)
 }
 
 func nameIndex(p *profile.Profile, out *report.FlameBoxes, names map[profile.StringID]int32, s profile.StringID) int32 {

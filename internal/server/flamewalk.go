@@ -220,8 +220,7 @@ func (h *hugeFlame) boxes(p *profile.Profile, frameCat []uint8, from, to, origin
 
 // walkBoxes makes the boxes of a window by walking its samples.
 func (h *hugeFlame) walkBoxes(p *profile.Profile, frameCat []uint8, from, to, origin profile.Time, width int) report.FlameBoxes {
-	out := report.FlameBoxes{FromUs: report.Micros(from - origin), ToUs: report.Micros(to - origin), Levels: h.levels,
-		Level: []int32{}, Start: []report.Micros{}, Dur: []report.Micros{}, Name: []int32{}, Cat: []uint16{}, ID: []int32{}, Count: []int32{}, Names: []string{}}
+	out := newFlameBoxes(from, to, origin, h.levels)
 	px := float64(to-from) / float64(width)
 	// A µs of margin each side: a call's start is its sample's time by
 	// way of DevTools' float ms, which can round a ns away.
@@ -260,21 +259,11 @@ func (h *hugeFlame) walkBoxes(p *profile.Profile, frameCat []uint8, from, to, or
 	for l := range lv {
 		lv[l].flush()
 		for _, b := range lv[l].out {
-			name := int32(-1)
+			name, id := int32(-1), int32(-1) // a merged box's
 			if b.count == 1 {
-				name = nameIndex(p, &out, names, p.NodeFrame(b.first.node).Name)
+				name, id = nameIndex(p, &out, names, p.NodeFrame(b.first.node).Name), b.first.id
 			}
-			id := int32(-1)
-			if b.count == 1 {
-				id = b.first.id
-			}
-			out.Level = append(out.Level, int32(l))
-			out.Start = append(out.Start, report.Micros(b.first.start-origin))
-			out.Dur = append(out.Dur, report.Micros(b.end-b.first.start))
-			out.Name = append(out.Name, name)
-			out.Cat = append(out.Cat, uint16(frameCat[p.Nodes[b.first.node].Frame]))
-			out.ID = append(out.ID, id)
-			out.Count = append(out.Count, b.count)
+			addBox(&out, int32(l), b.first.start-origin, b.end-b.first.start, name, frameCat[p.Nodes[b.first.node].Frame], id, b.count)
 		}
 	}
 	return out
