@@ -39,6 +39,7 @@ go test -race -short -count=1 ./internal/input/ ./internal/pipew/
 go test -race -short -count=1 -run 'TestSplit|TestCompact' ./format/chrometrace/ ./format/v8/
 # a tree's path costs, derived on the first of concurrent calls
 go test -race -short -count=1 -run 'TestLinesConcurrent' ./analysis/calltree/
+# a walked flame chart's caches, shared by concurrent requests
 go test -race -short -count=1 -run 'TestFlameWalked' ./internal/server/
 
 echo "== fuzz targets, briefly (run longer with: go test -fuzz=NAME -fuzztime=10m ./PKG)"
