@@ -383,9 +383,9 @@ func TestWritersHelp(t *testing.T) {
 func sampleStacks(p *profile.Profile) []profile.ThreadStacks {
 	ss := p.ThreadSamples(0)
 	return []profile.ThreadStacks{{Stacks: func(yield func(*profile.Stack) bool) {
-		for i, n := range ss.Node {
+		for i, n := range ss.Node.All() {
 			st := profile.Stack{Time: ss.Time.At(i), Weight: p.Threads[0].End - ss.Time.At(i)}
-			if i+1 < len(ss.Node) {
+			if i+1 < ss.Node.Len() {
 				st.Weight = ss.Time.At(i+1) - ss.Time.At(i)
 			}
 			for m := range p.Stack(n) {

@@ -479,16 +479,16 @@ func (m *merger) result(names []string, opts Options) *Result {
 			p.Nodes = append(p.Nodes, profile.Node{Parent: profile.NodeID(base + n.parent), Frame: n.frame, InputID: int64(i + 1)})
 		}
 		th.Nodes.End = int32(len(p.Nodes))
-		th.Samples.Start = int32(len(p.Samples.Node))
+		th.Samples.Start = int32(p.Samples.Node.Len())
 		var now profile.Time
 		for i := 1; i < len(t.nodes); i++ {
 			if n := &t.nodes[i]; n.self > 0 {
-				p.Samples.Node = append(p.Samples.Node, profile.NodeID(base+int32(i)))
+				p.Samples.Node.Append(profile.NodeID(base + int32(i)))
 				p.Samples.Time.Append(now)
 				now += n.self
 			}
 		}
-		th.Samples.End = int32(len(p.Samples.Node))
+		th.Samples.End = int32(p.Samples.Node.Len())
 		th.Start, th.End = 0, now
 		p.Threads = append(p.Threads, th)
 	}

@@ -60,8 +60,8 @@ func (p *Profile) String() string {
 		fmt.Fprintf(&b, "traceid thread=%d id=%d node=%d\n", x.Thread, x.ID, x.Node)
 	}
 	s := &p.Samples
-	for i := range s.Node {
-		fmt.Fprintf(&b, "sample %d node=%d t=%d", i, s.Node[i], s.Time.At(i))
+	for i := range s.Node.Len() {
+		fmt.Fprintf(&b, "sample %d node=%d t=%d", i, s.Node.At(i), s.Time.At(i))
 		if s.Line != nil {
 			fmt.Fprintf(&b, " line=%d", s.Line[i])
 		}

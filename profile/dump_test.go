@@ -77,7 +77,7 @@ func TestStringOptionalAndQuoted(t *testing.T) {
 	p.Generic = true
 	f := b.Frame(profile.Frame{Name: b.Intern("a\nb \"c\""), URL: b.Intern("x y.js"), ScriptID: b.Intern("1"), Line: 2, Column: 3})
 	p.Nodes = []profile.Node{{Parent: profile.NoNode, Frame: f, InputID: 9}}
-	p.Samples = profile.Samples{Node: []profile.NodeID{0}, Time: profile.MakeTimes(-5)}
+	p.Samples = profile.Samples{Node: profile.NodesOf(0), Time: profile.MakeTimes(-5)}
 	p.Threads = []profile.Thread{{PID: -1, TID: 0, Name: "t\tab", Nodes: profile.Range{Start: 0, End: 1}, Samples: profile.Range{Start: 0, End: 1}, Shape: profile.ShapeCallGraph}}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)

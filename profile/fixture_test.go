@@ -34,7 +34,7 @@ func testProfile() *profile.Profile {
 		{Parent: nMain1, Frame: native, InputID: 3, HitCount: 2},
 	}
 	p.Samples = profile.Samples{
-		Node:        []profile.NodeID{nMain0, nHot0, nHot0, nProgram0, nGC0, nMain1, nNative1, nNative1},
+		Node:        profile.NodesOf(nMain0, nHot0, nHot0, nProgram0, nGC0, nMain1, nNative1, nNative1),
 		Time:        profile.MakeTimes(100, 200, 200, 400, 500, 50, 150, 250),
 		Line:        []int32{1, 10, 11, 0, 0, 1, 0, 0},
 		Column:      []int32{1, 5, 5, 0, 0, 1, 0, 0},

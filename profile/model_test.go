@@ -45,7 +45,7 @@ func TestThreadSamples(t *testing.T) {
 	t.Parallel()
 	p := testProfile()
 	s := p.ThreadSamples(1)
-	if !slices.Equal(s.Node, []profile.NodeID{nMain1, nNative1, nNative1}) || !slices.Equal(s.Time.Wide(), []profile.Time{50, 150, 250}) ||
+	if !slices.Equal(s.Node.Wide(), []profile.NodeID{nMain1, nNative1, nNative1}) || !slices.Equal(s.Time.Wide(), []profile.Time{50, 150, 250}) ||
 		!slices.Equal(s.Line, []int32{1, 0, 0}) || !slices.Equal(s.Column, []int32{1, 0, 0}) || s.Len() != 3 {
 		t.Errorf("thread 1: got %+v", s)
 	}

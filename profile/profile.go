@@ -138,7 +138,7 @@ type TraceID struct {
 // Samples is the sample table, one row per sample, as parallel columns.
 // Rows are grouped by thread (Thread.Samples) and sorted by time within a thread.
 type Samples struct {
-	Node []NodeID
+	Node Nodes
 	Time Times
 	// Line is the 1-based source line of each sample (0 = none), or nil when the
 	// input has no per-sample lines.
@@ -154,7 +154,7 @@ type Samples struct {
 }
 
 // Len returns the number of samples.
-func (s *Samples) Len() int { return len(s.Node) }
+func (s *Samples) Len() int { return s.Node.Len() }
 
 // Range is a half-open index range [Start, End).
 type Range struct{ Start, End int32 }
@@ -321,7 +321,7 @@ func (p *Profile) FunctionKey(f FrameID) FunctionKey {
 // ThreadSamples returns thread t's sample columns as subslices of p.Samples.
 func (p *Profile) ThreadSamples(t ThreadID) Samples {
 	r := p.Threads[t].Samples
-	s := Samples{Node: p.Samples.Node[r.Start:r.End], Time: p.Samples.Time.Slice(int(r.Start), int(r.End))}
+	s := Samples{Node: p.Samples.Node.Slice(int(r.Start), int(r.End)), Time: p.Samples.Time.Slice(int(r.Start), int(r.End))}
 	if p.Samples.Line != nil {
 		s.Line = p.Samples.Line[r.Start:r.End]
 	}

@@ -53,7 +53,7 @@ func (s *Samples) SortByTime(from int) {
 	for i, t := range moved {
 		s.Time.Set(from+i, t)
 	}
-	s.eachColumn(from, len(s.Node), func(c column) { c.permute(idx) })
+	s.eachColumn(from, s.Node.Len(), func(c column) { c.permute(idx) })
 }
 
 // column is a stretch of one sample column, of any element type.
@@ -85,7 +85,11 @@ func rotate(c column) { c.rotate() }
 // eachColumn calls fn with rows [lo, hi) of every column the samples have
 // but the times.
 func (s *Samples) eachColumn(lo, hi int, fn func(column)) {
-	fn(colOf[NodeID](s.Node[lo:hi]))
+	if n16, n32 := s.Node.Slice(lo, hi).Columns(); n32 != nil {
+		fn(colOf[NodeID](n32))
+	} else {
+		fn(colOf[uint16](n16))
+	}
 	for _, c := range [][]int32{s.Line, s.Column} {
 		if c != nil {
 			fn(colOf[int32](c[lo:hi]))

@@ -37,7 +37,7 @@ func TestSortByTime(t *testing.T) {
 			base := 3
 			s := &profile.Samples{}
 			for i := range n + base {
-				s.Node = append(s.Node, profile.NodeID(i))
+				s.Node.Append(profile.NodeID(i))
 				s.Time.Append(tc.time(i, n+base) * c.scale)
 				s.Line = append(s.Line, int32(i))
 				s.Column = append(s.Column, int32(-i))
@@ -50,8 +50,8 @@ func TestSortByTime(t *testing.T) {
 				t    profile.Time
 			}
 			var want []row
-			for i := base; i < len(s.Node); i++ {
-				want = append(want, row{s.Node[i], s.Time.At(i)})
+			for i := base; i < s.Node.Len(); i++ {
+				want = append(want, row{s.Node.At(i), s.Time.At(i)})
 			}
 			slices.SortStableFunc(want, func(a, b row) int { return cmp.Compare(a.t, b.t) })
 			if s.Time.Compact() != (c.scale == 1000) {
@@ -60,12 +60,12 @@ func TestSortByTime(t *testing.T) {
 			s.SortByTime(base)
 			for i, w := range want {
 				k := base + i
-				if s.Node[k] != w.node || s.Time.At(k) != w.t || s.Line[k] != int32(w.node) || s.Column[k] != -int32(w.node) {
-					t.Fatalf("%s n=%d ×%d: sample %d = node %d time %d line %d, want node %d time %d", tc.name, n, c.scale, i, s.Node[k], s.Time.At(k), s.Line[k], w.node, w.t)
+				if s.Node.At(k) != w.node || s.Time.At(k) != w.t || s.Line[k] != int32(w.node) || s.Column[k] != -int32(w.node) {
+					t.Fatalf("%s n=%d ×%d: sample %d = node %d time %d line %d, want node %d time %d", tc.name, n, c.scale, i, s.Node.At(k), s.Time.At(k), s.Line[k], w.node, w.t)
 				}
 			}
 			for i := range base {
-				if s.Node[i] != profile.NodeID(i) {
+				if s.Node.At(i) != profile.NodeID(i) {
 					t.Fatalf("%s: sample %d before base moved", tc.name, i)
 				}
 			}

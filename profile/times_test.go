@@ -291,9 +291,9 @@ func FuzzTimes(f *testing.F) {
 				}
 				continue
 			case 7: // sort as samples
-				s.Node = make([]NodeID, len(want))
-				for i := range s.Node {
-					s.Node[i] = NodeID(i)
+				s.Node = Nodes{}
+				for i := range want {
+					s.Node.Append(NodeID(i))
 				}
 				s.Time = col
 				s.SortByTime(0)

@@ -30,9 +30,9 @@ func (p *Profile) Validate() error {
 	}
 	nf := FrameID(len(p.Frames))
 	s := &p.Samples
-	if s.Time.Len() != len(s.Node) || (s.Line != nil && len(s.Line) != len(s.Node)) ||
-		(s.Column != nil && len(s.Column) != len(s.Node)) ||
-		(s.Category != nil && len(s.Category) != len(s.Node)) || (s.Subcategory != nil && len(s.Subcategory) != len(s.Node)) {
+	if s.Time.Len() != s.Node.Len() || (s.Line != nil && len(s.Line) != s.Node.Len()) ||
+		(s.Column != nil && len(s.Column) != s.Node.Len()) ||
+		(s.Category != nil && len(s.Category) != s.Node.Len()) || (s.Subcategory != nil && len(s.Subcategory) != s.Node.Len()) {
 		return errors.New("profile: sample columns differ in length")
 	}
 	var nextNode, nextSample int32
@@ -43,7 +43,7 @@ func (p *Profile) Validate() error {
 		if t.Samples.Start != nextSample || t.Samples.End < t.Samples.Start {
 			return fmt.Errorf("profile: thread %d: sample range [%d,%d) not contiguous after %d", ti, t.Samples.Start, t.Samples.End, nextSample)
 		}
-		if int(t.Nodes.End) > len(p.Nodes) || int(t.Samples.End) > len(s.Node) {
+		if int(t.Nodes.End) > len(p.Nodes) || int(t.Samples.End) > s.Node.Len() {
 			return fmt.Errorf("profile: thread %d: range beyond table", ti)
 		}
 		nextNode, nextSample = t.Nodes.End, t.Samples.End
@@ -64,7 +64,7 @@ func (p *Profile) Validate() error {
 			}
 		}
 		for i := t.Samples.Start; i < t.Samples.End; i++ {
-			if n := s.Node[i]; n < NodeID(t.Nodes.Start) || n >= NodeID(t.Nodes.End) {
+			if n := s.Node.At(int(i)); n < NodeID(t.Nodes.Start) || n >= NodeID(t.Nodes.End) {
 				return fmt.Errorf("profile: sample %d: node %d outside thread %d", i, n, ti)
 			}
 		}
@@ -94,7 +94,7 @@ func (p *Profile) Validate() error {
 	if int(nextEvent) != len(p.Events) {
 		return errors.New("profile: events outside every thread")
 	}
-	if int(nextNode) != len(p.Nodes) || int(nextSample) != len(s.Node) {
+	if int(nextNode) != len(p.Nodes) || int(nextSample) != s.Node.Len() {
 		return errors.New("profile: nodes or samples outside every thread")
 	}
 	for i, e := range p.Edges {

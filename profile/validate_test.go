@@ -52,7 +52,7 @@ func TestValidateAccepts(t *testing.T) {
 
 // sliceSamples returns rows [i, j) of every column of s that is set.
 func sliceSamples(s profile.Samples, i, j int) profile.Samples {
-	out := profile.Samples{Node: s.Node[i:j], Time: s.Time.Slice(i, j)}
+	out := profile.Samples{Node: s.Node.Slice(i, j), Time: s.Time.Slice(i, j)}
 	if s.Line != nil {
 		out.Line = s.Line[i:j]
 	}
@@ -102,7 +102,7 @@ func TestValidateRejects(t *testing.T) {
 		{"first thread not at node 0", func(p *profile.Profile) { p.Threads[0].Nodes.Start = 1 }, "profile: thread 0: node range [1,5) not contiguous after 0"},
 		{"gap between node ranges", func(p *profile.Profile) {
 			p.Threads[0].Nodes.End = 4
-			p.Samples.Node[4] = nProgram0 // keep the samples inside
+			p.Samples.Node.Set(4, nProgram0) // keep the samples inside
 		}, "profile: thread 1: node range [5,8) not contiguous after 4"},
 		{"empty node range", func(p *profile.Profile) {
 			p.Threads[0].Nodes.End = 0
@@ -111,7 +111,8 @@ func TestValidateRejects(t *testing.T) {
 		{"node range beyond the table", func(p *profile.Profile) { p.Threads[1].Nodes.End = 9 }, "profile: thread 1: range beyond table"},
 		{"nodes outside every thread", func(p *profile.Profile) {
 			p.Threads[1].Nodes.End = 7
-			p.Samples.Node[6], p.Samples.Node[7] = nMain1, nMain1 // keep the samples inside
+			p.Samples.Node.Set(6, nMain1) // keep the samples inside
+			p.Samples.Node.Set(7, nMain1)
 		}, "profile: nodes or samples outside every thread"},
 		{"no threads", func(p *profile.Profile) {
 			p.Threads = nil
@@ -141,9 +142,9 @@ func TestValidateRejects(t *testing.T) {
 		{"parent in another thread", func(p *profile.Profile) { p.Nodes[nMain1].Parent = nRoot0 }, "profile: node 6: parent 0 not before it in its thread"},
 
 		// Samples.
-		{"sample in another thread", func(p *profile.Profile) { p.Samples.Node[1] = nMain1 }, "profile: sample 1: node 6 outside thread 0"},
-		{"sample before its thread", func(p *profile.Profile) { p.Samples.Node[6] = nGC0 }, "profile: sample 6: node 4 outside thread 1"},
-		{"sample node negative", func(p *profile.Profile) { p.Samples.Node[0] = profile.NoNode }, "profile: sample 0: node -1 outside thread 0"},
+		{"sample in another thread", func(p *profile.Profile) { p.Samples.Node.Set(1, nMain1) }, "profile: sample 1: node 6 outside thread 0"},
+		{"sample before its thread", func(p *profile.Profile) { p.Samples.Node.Set(6, nGC0) }, "profile: sample 6: node 4 outside thread 1"},
+		{"sample node negative", func(p *profile.Profile) { p.Samples.Node.Set(0, profile.NoNode) }, "profile: sample 0: node -1 outside thread 0"},
 		{"time backwards", func(p *profile.Profile) { p.Samples.Time.Set(3, 199) }, "profile: sample 3: time goes backwards"},
 		{"time backwards in the second thread", func(p *profile.Profile) { p.Samples.Time.Set(7, 149) }, "profile: sample 7: time goes backwards"},
 

@@ -12,7 +12,10 @@ import (
 // the samples, each (program) sample between two samples of the same bottom
 // frame replaced in place by the sample before it.
 func repairedCopy(tl *Timeline) []int32 {
-	s := append([]int32(nil), tl.raw...)
+	s := make([]int32, tl.Len())
+	for i := range s {
+		s[i] = tl.rawAt(i)
+	}
 	if tl.Program < 0 || len(s) < 3 {
 		return s
 	}
@@ -34,42 +37,54 @@ func repairedCopy(tl *Timeline) []int32 {
 // .cpuprofiles that has a repair.
 func TestRepairedSamples(t *testing.T) {
 	paths := proftest.Files(t, ".cpuprofile")
-	repaired := 0
+	repaired, narrow := 0, 0
 	for _, path := range paths {
-		p, err := format.ReadFile(path, nil, format.Options{})
+		read, err := format.ReadFile(path, nil, format.Options{})
 		if err != nil {
 			continue
 		}
-		for th := range p.Threads {
-			tl, err := NewTimeline(p, profile.ThreadID(th))
-			if err != nil || tl.Repaired == 0 {
-				continue
-			}
-			repaired++
-			want := repairedCopy(tl)
-			n := tl.Len()
-			for i := range n {
-				if got := tl.Sample(i); got != want[i] {
-					t.Fatalf("%s thread %d: Sample(%d) = %d, want %d", path, th, i, got, want[i])
+		// The samples' nodes as read, and in the other width (2 or 4 bytes).
+		other := *read
+		if other.Samples.Node.Narrow() {
+			other.Samples.Node = profile.WideNodes(read.Samples.Node.Wide())
+		} else {
+			other.Samples.Node = profile.NodesOf(read.Samples.Node.Wide()...)
+		}
+		for _, p := range []*profile.Profile{read, &other} {
+			for th := range p.Threads {
+				tl, err := NewTimeline(p, profile.ThreadID(th))
+				if err != nil || tl.Repaired == 0 {
+					continue
 				}
-			}
-			for i, x := range tl.SamplesIn(0, n) {
-				if x != want[i] {
-					t.Fatalf("%s thread %d: SamplesIn: sample %d = %d, want %d", path, th, i, x, want[i])
+				repaired++
+				if tl.raw16 != nil {
+					narrow++
 				}
-			}
-			for _, lo := range []int{0, int(tl.fixes[0]), int(tl.fixes[0]) + 1, n / 2, n - 1} {
-				c := tl.Cursor(lo)
-				for i := lo; i < n; i++ {
-					if a, b := c.At(i), c.At(i); a != want[i] || b != want[i] {
-						t.Fatalf("%s thread %d: cursor from %d: sample %d = %d then %d, want %d", path, th, lo, i, a, b, want[i])
+				want := repairedCopy(tl)
+				n := tl.Len()
+				for i := range n {
+					if got := tl.Sample(i); got != want[i] {
+						t.Fatalf("%s thread %d: Sample(%d) = %d, want %d", path, th, i, got, want[i])
+					}
+				}
+				for i, x := range tl.SamplesIn(0, n) {
+					if x != want[i] {
+						t.Fatalf("%s thread %d: SamplesIn: sample %d = %d, want %d", path, th, i, x, want[i])
+					}
+				}
+				for _, lo := range []int{0, int(tl.fixes[0]), int(tl.fixes[0]) + 1, n / 2, n - 1} {
+					c := tl.Cursor(lo)
+					for i := lo; i < n; i++ {
+						if a, b := c.At(i), c.At(i); a != want[i] || b != want[i] {
+							t.Fatalf("%s thread %d: cursor from %d: sample %d = %d then %d, want %d", path, th, lo, i, a, b, want[i])
+						}
 					}
 				}
 			}
 		}
 	}
-	t.Logf("%d .cpuprofiles, %d threads with repairs", len(paths), repaired)
-	if repaired == 0 {
-		t.Fatal("no thread with a repair: the test checks nothing")
+	t.Logf("%d .cpuprofiles, %d threads with repairs (%d in 2-byte samples)", len(paths), repaired, narrow)
+	if repaired == 0 || narrow == 0 || narrow == repaired {
+		t.Fatal("no thread with a repair in one of the widths: the test checks nothing there")
 	}
 }

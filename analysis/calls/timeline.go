@@ -52,6 +52,7 @@ type Timeline struct {
 	// a copy of 35 M samples to change a few would cost 140 MB and, in
 	// page faults, a quarter of a second.
 	raw   []int32
+	raw16 []uint16 // instead of raw, when the profile's column is narrow
 	fixes []int32
 	// Times the sample times (the profile's own array: read only), and End
 	// the end of the last sample (extrapolated by one average interval, as
@@ -82,14 +83,19 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 	tl.findMetaNodes(th)
 
 	ss := p.ThreadSamples(t)
-	n := len(ss.Node)
+	n := ss.Node.Len()
 	if th.Shape == profile.ShapeTree && th.Nodes.Start == 0 {
 		// Expanded nodes are the thread's own (buildTree): the samples are
 		// the profile's, read in place.
-		tl.raw = unsafe.Slice((*int32)(unsafe.SliceData(ss.Node)), n)
+		n16, n32 := ss.Node.Columns()
+		if n32 != nil {
+			tl.raw = unsafe.Slice((*int32)(unsafe.SliceData(n32)), n)
+		} else {
+			tl.raw16 = n16
+		}
 	} else {
 		tl.raw = make([]int32, n)
-		for i, nd := range ss.Node {
+		for i, nd := range ss.Node.All() {
 			tl.raw[i] = byNode[nd-profile.NodeID(th.Nodes.Start)]
 		}
 	}
@@ -279,44 +285,63 @@ func (tl *Timeline) bottom(x int32) int32 {
 // (tl.fixes). The samples it compares are the original ones: a repaired
 // sample is never next to another.
 func (tl *Timeline) fixMissingSamples() {
-	s := tl.raw
-	if tl.Program < 0 || len(s) < 3 {
-		return
-	}
-	system := func(x int32) bool { return x == tl.Program || x == tl.GC || x == tl.Idle }
-	for i := 1; i < len(s)-1; i++ {
-		if s[i] != tl.Program {
-			continue
-		}
-		if prev, next := s[i-1], s[i+1]; !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
-			tl.fixes = append(tl.fixes, int32(i))
-		}
+	if tl.raw16 != nil {
+		tl.fixes = findMissing(tl, tl.raw16)
+	} else {
+		tl.fixes = findMissing(tl, tl.raw)
 	}
 	tl.Repaired = len(tl.fixes)
 }
 
+func findMissing[T int32 | uint16](tl *Timeline, s []T) []int32 {
+	if tl.Program < 0 || len(s) < 3 {
+		return nil
+	}
+	var fixes []int32
+	program := T(tl.Program)
+	system := func(x int32) bool { return x == tl.Program || x == tl.GC || x == tl.Idle }
+	for i := 1; i < len(s)-1; i++ {
+		if s[i] != program {
+			continue
+		}
+		if prev, next := int32(s[i-1]), int32(s[i+1]); !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
+			fixes = append(fixes, int32(i))
+		}
+	}
+	return fixes
+}
+
 // Len returns the number of samples.
-func (tl *Timeline) Len() int { return len(tl.raw) }
+func (tl *Timeline) Len() int { return max(len(tl.raw), len(tl.raw16)) }
+
+// rawAt returns sample i's expanded node before repair.
+func (tl *Timeline) rawAt(i int) int32 {
+	if tl.raw16 != nil {
+		return int32(tl.raw16[i])
+	}
+	return tl.raw[i]
+}
 
 // Sample returns sample i's expanded node, as repaired.
 func (tl *Timeline) Sample(i int) int32 {
 	if _, fixed := slices.BinarySearch(tl.fixes, int32(i)); fixed {
-		return tl.raw[i-1]
+		return tl.rawAt(i - 1)
 	}
-	return tl.raw[i]
+	return tl.rawAt(i)
 }
 
 // SampleCursor reads samples in increasing order, as repaired, without a
 // search for each: a pass over millions of samples pays one comparison.
 type SampleCursor struct {
 	raw   []int32
-	fixes []int32 // those at or after the cursor
+	raw16 []uint16 // instead of raw, in 2 bytes
+	fixes []int32  // those at or after the cursor
 }
 
 // Cursor returns a cursor for passes over samples from lo on.
 func (tl *Timeline) Cursor(lo int) SampleCursor {
 	k, _ := slices.BinarySearch(tl.fixes, int32(lo))
-	return SampleCursor{raw: tl.raw, fixes: tl.fixes[k:]}
+	return SampleCursor{raw: tl.raw, raw16: tl.raw16, fixes: tl.fixes[k:]}
 }
 
 // At returns sample i's expanded node, as repaired; i must not be below the
@@ -326,7 +351,10 @@ func (c *SampleCursor) At(i int) int32 {
 		c.fixes = c.fixes[1:]
 	}
 	if len(c.fixes) > 0 && int(c.fixes[0]) == i {
-		return c.raw[i-1]
+		i--
+	}
+	if c.raw16 != nil {
+		return int32(c.raw16[i])
 	}
 	return c.raw[i]
 }

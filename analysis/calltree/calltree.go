@@ -560,7 +560,7 @@ func lineTicks(p *profile.Profile, th profile.ThreadID) nodeTicks {
 		return out
 	}
 	counts := map[[2]int32]int64{}
-	for i, n := range ss.Node {
+	for i, n := range ss.Node.All() {
 		if l := ss.Line[i]; l > 0 {
 			counts[[2]int32{int32(n - start), l}]++
 		}

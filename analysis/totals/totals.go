@@ -154,7 +154,7 @@ func nodeSelf(p *profile.Profile, t profile.ThreadID) []profile.Time {
 	th := &p.Threads[t]
 	self := make([]profile.Time, th.Nodes.Len())
 	ss := p.ThreadSamples(t)
-	for i, n := range ss.Node {
+	for i, n := range ss.Node.All() {
 		var d profile.Time
 		if i+1 < ss.Time.Len() {
 			d = ss.Time.At(i+1) - ss.Time.At(i)
@@ -171,7 +171,7 @@ func nodeSelf(p *profile.Profile, t profile.ThreadID) []profile.Time {
 func hits(p *profile.Profile, t profile.ThreadID) []int32 {
 	th := &p.Threads[t]
 	h := make([]int32, th.Nodes.Len())
-	for _, n := range p.ThreadSamples(t).Node {
+	for _, n := range p.ThreadSamples(t).Node.All() {
 		h[n-profile.NodeID(th.Nodes.Start)]++
 	}
 	return h

@@ -275,7 +275,7 @@ func build(t testing.TB, shape profile.Shape, nodes []gnode, edges [][2]int, sam
 		p.Edges = append(p.Edges, profile.Edge{From: profile.NodeID(e[0]), To: profile.NodeID(e[1])})
 	}
 	for i, s := range samples {
-		p.Samples.Node = append(p.Samples.Node, profile.NodeID(s))
+		p.Samples.Node.Append(profile.NodeID(s))
 		p.Samples.Time.Append(times[i])
 		p.Nodes[s].HitCount++
 	}

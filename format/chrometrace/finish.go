@@ -90,7 +90,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 	// thread by thread, each would copy all the threads before it.
 	if len(choices) > 1 {
 		ps := &prof.Samples
-		ps.Node = jsonscan.Grow(ps.Node, samples)
+		ps.Node.Grow(samples)
 		ps.Time.Grow(samples)
 		if lines {
 			ps.Line, ps.Column = jsonscan.Grow(ps.Line, samples), jsonscan.Grow(ps.Column, samples)

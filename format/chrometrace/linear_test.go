@@ -270,7 +270,7 @@ func TestTopSamplesChainLinear(t *testing.T) {
 	if len(p.Nodes) != n+1 || p.Samples.Len() != n {
 		t.Fatalf("got %d nodes and %d samples, want %d and %d", len(p.Nodes), p.Samples.Len(), n+1, n)
 	}
-	if last := p.Nodes[p.Samples.Node[n-1]]; last.InputID != n {
+	if last := p.Nodes[p.Samples.Node.At(n-1)]; last.InputID != n {
 		t.Errorf("the last sample's node is %d deep, want %d", last.InputID, n)
 	}
 }

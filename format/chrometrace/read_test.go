@@ -180,7 +180,7 @@ func TestChunkArraysMixedWidths(t *testing.T) {
 				t.Errorf("sample times %v, want %v", got, tc.times)
 			}
 			var funcs []string
-			for _, nd := range ss.Node {
+			for _, nd := range ss.Node.All() {
 				funcs = append(funcs, p.Str(p.NodeFrame(nd).Name))
 			}
 			if !slices.Equal(funcs, tc.funcs) {

@@ -370,7 +370,7 @@ func (r *reader) appendTopSamples(threadOfKey map[threadKey]profile.ThreadID) er
 				nodeOf[s.sf] = n
 			}
 			prof.Nodes[n].HitCount++
-			prof.Samples.Node = append(prof.Samples.Node, n)
+			prof.Samples.Node.Append(n)
 			prof.Samples.Time.Append(profile.TimeFromMicros(s.ts))
 		}
 		last := int32(prof.Samples.Len())

@@ -121,15 +121,15 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 		// carries the real end as endTime when the two differ.
 		ss := p.ThreadSamples(t)
 		prev := th.Start
-		firstChunk := min(chunkSamples, len(ss.Node))
+		firstChunk := min(chunkSamples, ss.Node.Len())
 		for k := range ss.Time.Len() {
 			if st := ss.Time.At(k); st == th.EndAsDevTools() && k+1 <= 4*chunkSamples {
 				firstChunk = k + 1
 				break
 			}
 		}
-		for c := 0; c == 0 || c < len(ss.Node); {
-			end := min(c+chunkSamples, len(ss.Node))
+		for c := 0; c == 0 || c < ss.Node.Len(); {
+			end := min(c+chunkSamples, ss.Node.Len())
 			if c == 0 {
 				end = firstChunk
 			}
@@ -146,7 +146,7 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 				if i > c {
 					b = append(b, ',')
 				}
-				b = strconv.AppendInt(b, p.Nodes[ss.Node[i]].InputID, 10)
+				b = strconv.AppendInt(b, p.Nodes[ss.Node.At(i)].InputID, 10)
 			}
 			b = append(b, `]},"timeDeltas":[`...)
 			for i := c; i < end; i++ {
@@ -174,7 +174,7 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 				}
 				b = append(b, ']')
 			}
-			if th.DevToolsEnd != 0 && end == len(ss.Node) {
+			if th.DevToolsEnd != 0 && end == ss.Node.Len() {
 				// The real end, where DevTools' differs (as Node writes it).
 				b = append(b, `,"endTime":`...)
 				b = jsonw.Micros(b, int64(th.End))

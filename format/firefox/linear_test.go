@@ -92,7 +92,7 @@ func TestSharedTablesLinear(t *testing.T) {
 		}
 		for k := range perThread {
 			var got, want []string
-			for n := p.Samples.Node[int(thr.Samples.Start)+k]; n != thr.Root(); n = p.Nodes[n].Parent {
+			for n := p.Samples.Node.At(int(thr.Samples.Start) + k); n != thr.Root(); n = p.Nodes[n].Parent {
 				got = append(got, p.Str(p.Frames[p.Nodes[n].Frame].Name))
 			}
 			for s := sampled(th, k); ; s = prefix(s) {

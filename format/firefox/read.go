@@ -1288,7 +1288,7 @@ func (ps *parser) beginThread(info threadInfo) *thread {
 	p := ps.b.P
 	root := profile.NodeID(len(p.Nodes))
 	p.Nodes = append(p.Nodes, profile.Node{Parent: profile.NoNode, Frame: ps.rootFrame, InputID: -1})
-	return &thread{info: info, root: root, sampleFrom: len(p.Samples.Node)}
+	return &thread{info: info, root: root, sampleFrom: p.Samples.Node.Len()}
 }
 
 // stackTree is a stack table read: the call path of each stack, and per
@@ -1410,12 +1410,12 @@ func (ps *parser) makeNodes(t *thread, tree *stackTree) {
 		}
 	}
 	s := &p.Samples
-	for i := t.sampleFrom; i < len(s.Node); i++ {
+	for i := t.sampleFrom; i < s.Node.Len(); i++ {
 		n := t.root
-		if c := s.Node[i]; c != profile.NoNode {
+		if c := s.Node.At(i); c != profile.NoNode {
 			n = tree.nodeOf[c]
 		}
-		s.Node[i] = n
+		s.Node.Set(i, n)
 		p.Nodes[n].HitCount++
 	}
 	if tree.reachedOnly {
@@ -1438,7 +1438,7 @@ func (t *thread) add(n profile.NodeID, at profile.Time, ps *parser, v *value, pa
 	if k := s.Time.Len(); k > t.sampleFrom && s.Time.At(k-1) > at {
 		t.unsorted = true
 	}
-	s.Node = append(s.Node, n)
+	s.Node.Append(n)
 	s.Time.Append(at)
 	return nil
 }
@@ -1448,7 +1448,7 @@ func (t *thread) add(n profile.NodeID, at profile.Time, ps *parser, v *value, pa
 func (ps *parser) endThread(t *thread, lastEnd profile.Time) {
 	p := ps.b.P
 	s := &p.Samples
-	from, to := t.sampleFrom, len(s.Node)
+	from, to := t.sampleFrom, s.Node.Len()
 	if t.unsorted {
 		idx := make([]int, to-from)
 		for i := range idx {
@@ -1458,10 +1458,10 @@ func (ps *parser) endThread(t *thread, lastEnd profile.Time) {
 		nodes := make([]profile.NodeID, len(idx))
 		times := make([]profile.Time, len(idx))
 		for i, j := range idx {
-			nodes[i], times[i] = s.Node[j], s.Time.At(j)
+			nodes[i], times[i] = s.Node.At(j), s.Time.At(j)
 		}
-		copy(s.Node[from:], nodes)
 		for i, v := range times {
+			s.Node.Set(from+i, nodes[i])
 			s.Time.Set(from+i, v)
 		}
 		p.Diagnostics.Add("firefox-unsorted-samples", 1, "samples of a thread were out of time order and have been sorted (thread %q)", t.info.name)

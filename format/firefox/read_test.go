@@ -122,7 +122,7 @@ func TestParseGeckoDetails(t *testing.T) {
 	// A sample of stack 0, the input's "(root)", is a sample of a native
 	// frame named "(root)" under the thread's root, as the Firefox Profiler
 	// shows it (with its self time); only V8 profiles have the meta root.
-	n := p.Samples.Node[4]
+	n := p.Samples.Node.At(4)
 	if f := p.Frames[p.Nodes[n].Frame]; p.Nodes[n].Parent != p.Threads[0].Root() || p.Str(f.Name) != "(root)" || f.Kind != profile.KindNative {
 		t.Errorf("sample 4: node %d (parent %d, frame %q kind %v), want a native \"(root)\" under the root",
 			n, p.Nodes[n].Parent, p.Str(f.Name), f.Kind)
@@ -253,7 +253,7 @@ func TestParseOddities(t *testing.T) {
 	if got, want := fmt.Sprint(p.Samples.Time), "[1250000 1500000 1750000]"; got != want {
 		t.Errorf("times %s, want %s", got, want)
 	}
-	f := p.Frames[p.Nodes[p.Samples.Node[0]].Frame] // the third row, sorted first
+	f := p.Frames[p.Nodes[p.Samples.Node.At(0)].Frame] // the third row, sorted first
 	if p.Str(f.Name) != "f" || p.Str(f.URL) != "https://x/a.js" || f.Line != 11 || f.Column != 2 {
 		t.Errorf("frame %q %q %d:%d, want f https://x/a.js 11:2", p.Str(f.Name), p.Str(f.URL), f.Line, f.Column)
 	}

@@ -77,7 +77,7 @@ func ParseProfile(r io.Reader) (*profile.Profile, error) {
 			n = c
 		}
 		p.Nodes[n].HitCount++
-		p.Samples.Node = append(p.Samples.Node, n)
+		p.Samples.Node.Append(n)
 		p.Samples.Time.Append(t)
 		if l.Weight > 1<<62-int64(t) {
 			return nil, fmt.Errorf("weights add up beyond %d ns", int64(1)<<62)
@@ -85,7 +85,7 @@ func ParseProfile(r io.Reader) (*profile.Profile, error) {
 		t += profile.Time(l.Weight)
 	}
 	p.Threads = []profile.Thread{{PID: 1, TID: 1, Name: "main", Nodes: profile.Range{Start: 0, End: int32(len(p.Nodes))},
-		Samples: profile.Range{Start: 0, End: int32(len(p.Samples.Node))}, End: t, LastSampleEnd: t}}
+		Samples: profile.Range{Start: 0, End: int32(p.Samples.Node.Len())}, End: t, LastSampleEnd: t}}
 	if bad.n > 0 {
 		p.Diagnostics.Add("invalid-line", bad.n, "%d lines are not folded stacks (\"frame;frame weight\") and were skipped; the first: %v", bad.n, bad.first)
 	}

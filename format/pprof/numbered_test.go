@@ -54,8 +54,8 @@ func TestWriteNumberedPaths(t *testing.T) {
 	write := func(mode func(i int) int, keyed bool) []byte {
 		stacks := func(yield func(*profile.Stack) bool) {
 			var st profile.Stack
-			for i := range ss.Node {
-				path := pathOf[ss.Node[i]]
+			for i := range ss.Node.All() {
+				path := pathOf[ss.Node.At(i)]
 				if tw, ok := twin[path]; ok && i%2 == 1 {
 					path = tw
 				}

@@ -460,7 +460,7 @@ func (ps *parser) finish(th *tthread, origin profile.Time) error {
 		}
 	}
 	for _, s := range th.samples {
-		p.Samples.Node = append(p.Samples.Node, profile.NodeID(base+nodes[s.node].order))
+		p.Samples.Node.Append(profile.NodeID(base + nodes[s.node].order))
 		p.Samples.Time.Append(t)
 		if t > math.MaxInt64-s.weight {
 			return fmt.Errorf("thread %q: sample times overflow int64 nanoseconds", th.key.name)

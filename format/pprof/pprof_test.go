@@ -806,7 +806,7 @@ func TestParseOther(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stacks []string
-			for i, n := range q.Samples.Node {
+			for i, n := range q.Samples.Node.All() {
 				var st []string
 				for x := range q.Stack(n) {
 					f := q.NodeFrame(x)

@@ -103,7 +103,7 @@ func stackFrames(p *profile.Profile) int64 {
 		}
 	}
 	var total int64
-	for _, n := range p.Samples.Node {
+	for _, n := range p.Samples.Node.All() {
 		total += depth[n]
 	}
 	return total

@@ -690,7 +690,7 @@ func (ps *parser) child(parent profile.NodeID, f profile.FrameID) profile.NodeID
 }
 
 func (ps *parser) addSample(n profile.NodeID, t profile.Time) {
-	ps.b.P.Samples.Node = append(ps.b.P.Samples.Node, n)
+	ps.b.P.Samples.Node.Append(n)
 	ps.b.P.Samples.Time.Append(t)
 }
 

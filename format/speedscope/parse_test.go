@@ -25,7 +25,7 @@ func dump(p *profile.Profile) string {
 	for ti, th := range p.Threads {
 		fmt.Fprintf(&b, "thread %q pid=%d tid=%d start=%d end=%d last=%d\n", th.Name, th.PID, th.TID, th.Start, th.End, th.LastSampleEnd)
 		ss := p.ThreadSamples(profile.ThreadID(ti))
-		for i, n := range ss.Node {
+		for i, n := range ss.Node.All() {
 			var names []string
 			for x := range p.Stack(n) {
 				f := p.NodeFrame(x)

@@ -544,11 +544,11 @@ func hostile(t testing.TB) *profile.Profile {
 	}
 	for i, n := range leaves {
 		for range 3 + i%4 { // distinct weights, so the order is by total
-			p.Samples.Node = append(p.Samples.Node, n)
+			p.Samples.Node.Append(n)
 			p.Samples.Time.Append(profile.Time(p.Samples.Time.Len()) * 100_000)
 		}
 	}
-	ns := len(p.Samples.Node)
+	ns := p.Samples.Node.Len()
 	p.Threads = append(p.Threads, profile.Thread{
 		Name:    "<script>alert('thread')</script>\x00",
 		Nodes:   profile.Range{Start: 0, End: int32(len(p.Nodes))},
@@ -668,7 +668,7 @@ func TestDeep(t *testing.T) {
 		p.Nodes = append(p.Nodes, profile.Node{Parent: profile.NodeID(i), Frame: f})
 	}
 	for i := range 4 {
-		p.Samples.Node = append(p.Samples.Node, profile.NodeID(depth))
+		p.Samples.Node.Append(profile.NodeID(depth))
 		p.Samples.Time.Append(profile.Time(i) * 1000)
 	}
 	p.Threads = []profile.Thread{{Nodes: profile.Range{End: depth + 1}, Samples: profile.Range{End: 4}, End: 4000}}

@@ -213,7 +213,11 @@ func (a *Assembler) Counts() (nodes, samples, deltas int) {
 
 // joinedSamples returns the number of samples in the parser's arrays (one
 // of samples and samples32 is empty).
-func (p *parser) joinedSamples() int { return len(p.samples) + len(p.samples32) }
+func (p *parser) joinedSamples() int { return p.sampleCount() }
+
+// sampleCount returns the number of samples read (one of the three arrays
+// is set).
+func (p *parser) sampleCount() int { return len(p.samples) + len(p.samples32) + len(p.samples16) }
 
 // joinedDeltas is joinedSamples for the time deltas.
 func (p *parser) joinedDeltas() int { return len(p.deltas) + len(p.deltas32) }

@@ -290,7 +290,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 	th.Start, th.End, th.HitCounts, th.LastSampleEnd = sr.start, sr.end, hitCounts, sr.lastSampleEnd
 	dropped, backwards, unknown, ns := sr.dropped, sr.backwards, sr.unknown, sr.n
 	sampleBase, s := sr.base, &prof.Samples
-	th.Samples = profile.Range{Start: int32(sampleBase), End: int32(len(s.Node))}
+	th.Samples = profile.Range{Start: int32(sampleBase), End: int32(s.Node.Len())}
 	tid := profile.ThreadID(len(prof.Threads))
 	prof.Threads = append(prof.Threads, th)
 	// By thread, then id: this thread's come after those of the threads
@@ -310,7 +310,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 		for i := range made {
 			made[i].HitCount = 0
 		}
-		for _, nd := range s.Node[sampleBase:] {
+		for _, nd := range s.Node.Slice(sampleBase, s.Node.Len()).All() {
 			prof.Nodes[nd].HitCount++
 		}
 	} else if ns > 0 {
@@ -409,10 +409,7 @@ type sampleResult struct {
 // their times. It touches only the profile's samples, so that the nodes
 // and frames can be appended meanwhile.
 func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint8, newID []profile.NodeID, nodeBase profile.NodeID) (sr sampleResult, err error) {
-	ns := len(p.samples)
-	if p.samples32 != nil {
-		ns = len(p.samples32)
-	}
+	ns := p.sampleCount()
 	sr.n = ns
 	var times profile.Times
 	switch {
@@ -458,17 +455,26 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 	if p.lines != nil && len(p.lines) != ns || p.cols != nil && len(p.cols) != ns {
 		return sr, p.failf(p.samplesOff, p.prefix+"lines", "%d lines and %d columns for %d samples", len(p.lines), len(p.cols), ns)
 	}
-	sampleBase := len(prof.Samples.Node)
-	sr.base = sampleBase
 	s := &prof.Samples
-	ids32 := p.samples32
-	if ids32 != nil && cap(s.Node) == 0 {
+	sampleBase := s.Node.Len()
+	sr.base = sampleBase
+	ids16, ids32 := p.samples16, p.samples32
+	// A column narrow so far stays so when every node of the thread fits.
+	narrow := s.Node.Narrow() && int(nodeBase)+len(newID) <= profile.NarrowLimit
+	switch {
+	case s.Node.Cap() == 0 && ids16 != nil && narrow:
 		// The first thread's nodes are written over its ids (sample i
 		// goes to index ≤ i), as its times over its deltas.
-		s.Node = unsafe.Slice((*profile.NodeID)(unsafe.SliceData(ids32)), len(ids32))[:0]
+		s.Node = profile.NarrowNodes(ids16[:0])
+		p.samples16 = nil
+	case s.Node.Cap() == 0 && ids32 != nil && !narrow:
+		s.Node = profile.WideNodes(unsafe.Slice((*profile.NodeID)(unsafe.SliceData(ids32)), len(ids32))[:0])
 		p.samples32 = nil
-	} else {
-		s.Node = jsonscan.Grow(s.Node, ns)
+	default:
+		if !narrow {
+			s.Node.Widen(ns)
+		}
+		s.Node.Grow(ns)
 	}
 	// The first thread's times are written over the array they were read
 	// into (sample i goes to index ≤ i): a 27 M-sample profile needs no
@@ -492,9 +498,12 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 	}
 	for i := range ns {
 		var id int64
-		if ids32 != nil {
+		switch {
+		case ids16 != nil:
+			id = int64(ids16[i])
+		case ids32 != nil:
 			id = int64(ids32[i])
-		} else {
+		default:
 			id = p.samples[i]
 		}
 		k, ok := ids.get(id)
@@ -528,7 +537,7 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 			last = t
 		}
 		kept++
-		s.Node = append(s.Node, nodeBase+newID[k])
+		s.Node.Append(nodeBase + newID[k])
 		if withLines {
 			var line, col int32
 			if p.lines != nil {

@@ -226,7 +226,7 @@ func checkParse(t *testing.T, data []byte) {
 	}
 	th := p.Threads[0]
 	for i := th.Samples.Start; i < th.Samples.End; i++ {
-		if n := p.Samples.Node[i]; n < profile.NodeID(th.Nodes.Start) || n >= profile.NodeID(th.Nodes.End) {
+		if n := p.Samples.Node.At(int(i)); n < profile.NodeID(th.Nodes.Start) || n >= profile.NodeID(th.Nodes.End) {
 			t.Fatalf("sample %d: node %d outside [%d,%d)", i, n, th.Nodes.Start, th.Nodes.End)
 		}
 	}
@@ -326,8 +326,8 @@ func checkAnalysis(t *testing.T, p *profile.Profile, tid profile.ThreadID) {
 		t.Fatalf("NewTimeline: %v", err)
 	}
 	n := tl.Len()
-	if n != len(ss.Node) || tl.Times.Len() != n {
-		t.Fatalf("timeline: %d samples and %d times for %d samples", n, tl.Times.Len(), len(ss.Node))
+	if n != ss.Node.Len() || tl.Times.Len() != n {
+		t.Fatalf("timeline: %d samples and %d times for %d samples", n, tl.Times.Len(), ss.Node.Len())
 	}
 	for i, x := range tl.SamplesIn(0, tl.Len()) {
 		if x < 0 || int(x) >= len(tl.Node) {

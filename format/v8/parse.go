@@ -91,11 +91,12 @@ type parser struct {
 	// the raw node's index until build, or −1 for an entry left out.
 	ticks      []profile.LineTick
 	samples    []int64
-	samples32  []int32 // the samples instead, when every id fits (ParseBytes)
-	deltas     []int64 // ns
-	deltas32   []int32 // µs, instead of deltas when each is a whole µs that fits (readDeltas)
-	timestamps []int64 // ns (legacy)
-	startF     float64 // startTime as written: µs, or seconds in the legacy form
+	samples32  []int32  // the samples instead, when every id fits (ParseBytes)
+	samples16  []uint16 // instead of both, when every id is below 1<<16 (readIds)
+	deltas     []int64  // ns
+	deltas32   []int32  // µs, instead of deltas when each is a whole µs that fits (readDeltas)
+	timestamps []int64  // ns (legacy)
+	startF     float64  // startTime as written: µs, or seconds in the legacy form
 	endF       float64
 	hasStart   bool
 	hasEnd     bool
@@ -259,30 +260,23 @@ func (p *parser) parseTop() error {
 				return p.fail(off, "samples", s.TypeError("array"))
 			}
 			p.hasSamples = true
-			if v, v32, ok := p.tail.take(s, false); ok {
-				p.samples, p.samples32 = v, v32
+			if v, ok := p.tail.take(s, false); ok {
+				p.samples, p.samples32, p.samples16 = v.wide, v.v32, v.v16
 				continue
 			}
-			start := s.Offset()
-			var fits bool
-			if p.samples32, fits, err = s.Ints32(p.samples32[:0]); err == nil && fits {
-				p.samples = nil
-				continue
+			var v ints
+			if v, err = readIds(s); err != nil {
+				return p.fail(off, fmt.Sprintf("samples[%d]", len(v.wide)), err)
 			}
-			p.samples32 = nil
-			s.SetOffset(start)
-			p.samples, err = s.Ints(p.samples[:0])
-			if err != nil {
-				return p.fail(off, fmt.Sprintf("samples[%d]", len(p.samples)), err)
-			}
+			p.samples, p.samples32, p.samples16 = v.wide, v.v32, v.v16
 		case "timeDeltas":
 			p.deltasOff = off
 			if s.Null() {
 				continue
 			}
 			p.hasDeltas = true
-			if v, v32, ok := p.tail.take(s, true); ok {
-				p.deltas, p.deltas32 = v, v32
+			if v, ok := p.tail.take(s, true); ok {
+				p.deltas, p.deltas32 = v.wide, v.v32
 				continue
 			}
 			p.deltas, p.deltas32, err = p.readDeltas(s, "timeDeltas")
@@ -389,6 +383,26 @@ func ReadMicros(s *jsonscan.Scanner) (int64, error) {
 type MicrosRangeError struct{ Value any }
 
 func (e *MicrosRangeError) Error() string { return fmt.Sprintf("time %v µs out of range", e.Value) }
+
+// ints is an array of integers read in the narrowest of three widths that
+// holds them all: one of the three is set.
+type ints struct {
+	wide []int64
+	v32  []int32
+	v16  []uint16
+}
+
+// readIds reads an array of node ids (a profile's samples), in 2 bytes each
+// when they fit, else 4, else 8.
+func readIds(s *jsonscan.Scanner) (ints, error) {
+	start := s.Offset()
+	if v16, v32, fits, err := s.Ids(nil); err == nil && fits {
+		return ints{v32: v32, v16: v16}, nil
+	}
+	s.SetOffset(start)
+	v, err := s.Ints(nil)
+	return ints{wide: v}, err
+}
 
 // readDeltas reads a timeDeltas array: as µs in an int32 each when every
 // delta is a whole number of µs that fits (V8 and Chrome write them so),

@@ -37,8 +37,7 @@ type tailArrays struct {
 // err are set.
 type tailArray struct {
 	at, end int64
-	vals    []int64
-	vals32  []int32 // samples whose ids all fit, deltas of whole µs that fit
+	vals    ints // samples in the narrowest width that holds them, deltas as readDeltas gives them
 	err     error
 	done    chan struct{}
 }
@@ -55,27 +54,21 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 	i--
 	// Each array is read as soon as its '[' is found: the timeDeltas
 	// array (last) is read while the samples' '[' is searched for.
-	start := func(a *tailArray, read func(*jsonscan.Scanner) ([]int64, []int32, error)) {
+	start := func(a *tailArray, read func(*jsonscan.Scanner) (ints, error)) {
 		a.done = make(chan struct{})
 		p.goAhead(a.done, &a.err, func() {
 			s := jsonscan.New(data)
 			s.SetOffset(a.at)
 			s.Release, s.Drop = p.release, p.drop
 			s.SetReleaseFrom(a.at)
-			a.vals, a.vals32, a.err = read(s)
+			a.vals, a.err = read(s)
 			a.end = s.Offset()
 		})
 	}
-	readSamples := func(s *jsonscan.Scanner) ([]int64, []int32, error) {
-		at := s.Offset()
-		if v32, fits, err := s.Ints32(nil); err != nil || fits {
-			return nil, v32, err
-		}
-		s.SetOffset(at)
-		v, err := s.Ints(nil)
-		return v, nil, err
+	readDeltas := func(s *jsonscan.Scanner) (ints, error) {
+		v, v32, err := p.readDeltas(s, "timeDeltas")
+		return ints{wide: v, v32: v32}, err
 	}
-	readDeltas := func(s *jsonscan.Scanner) ([]int64, []int32, error) { return p.readDeltas(s, "timeDeltas") }
 	for range 2 {
 		i = jsonscan.SkipSpaceBack(data, i)
 		if i < 0 || data[i] != ']' {
@@ -110,7 +103,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 				return t // a second samples member: the later one is read ahead
 			}
 			t.samples.at = int64(open)
-			start(&t.samples, readSamples)
+			start(&t.samples, readIds)
 		case "timeDeltas":
 			if t.deltas.at >= 0 {
 				return t
@@ -132,24 +125,24 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 // take returns the values of the samples (or timeDeltas) array when it was
 // read ahead from the offset s is at (after skipping white space), moving s
 // past it; ok is false when the parser must read the member itself.
-func (t *tailArrays) take(s *jsonscan.Scanner, deltas bool) (vals []int64, vals32 []int32, ok bool) {
+func (t *tailArrays) take(s *jsonscan.Scanner, deltas bool) (vals ints, ok bool) {
 	if t == nil {
-		return nil, nil, false
+		return ints{}, false
 	}
 	a := &t.samples
 	if deltas {
 		a = &t.deltas
 	}
 	if a.at < 0 || s.Peek() != '[' || s.Offset() != a.at {
-		return nil, nil, false
+		return ints{}, false
 	}
 	<-a.done
 	if a.err != nil {
-		return nil, nil, false
+		return ints{}, false
 	}
 	s.SetOffset(a.end)
 	tailTaken.Add(1)
-	return a.vals, a.vals32, true
+	return a.vals, true
 }
 
 // wait waits for the goroutines still reading, so that none outlives the

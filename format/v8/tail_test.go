@@ -54,7 +54,7 @@ func TestTailArraysSameResult(t *testing.T) {
 	bigIDs := []byte(`{"nodes":[{"id":5000000000,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"children":[2]},` +
 		`{"id":2,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":1,"columnNumber":1}}],` +
 		`"startTime":0,"endTime":100,"samples":[2,5000000000,2],"timeDeltas":[1,2,3]}`)
-	if p, err := ParseBytes(bigIDs, Limits{}); err != nil || p.Samples.Len() != 3 || p.Samples.Node[1] != 0 || p.Samples.Node[0] != 1 {
+	if p, err := ParseBytes(bigIDs, Limits{}); err != nil || p.Samples.Len() != 3 || p.Samples.Node.At(1) != 0 || p.Samples.Node.At(0) != 1 {
 		t.Errorf("ids beyond int32: %v, %+v", err, p)
 	}
 	add("big ids", bigIDs)

@@ -129,9 +129,9 @@ func writeNodes(bw *bufio.Writer, p *profile.Profile, th *profile.Thread, childr
 	b = append(b, `,"endTime":`...)
 	b = jsonw.Micros(b, int64(th.End))
 	b = append(b, `,"samples":[`...)
-	ss := p.Samples.Node[th.Samples.Start:th.Samples.End]
+	ss := p.Samples.Node.Slice(int(th.Samples.Start), int(th.Samples.End))
 	times := p.Samples.Time.Slice(int(th.Samples.Start), int(th.Samples.End))
-	for i, n := range ss {
+	for i, n := range ss.All() {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -49,7 +50,8 @@ func TestPlainRun(t *testing.T) {
 func TestIntRun(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	elems := []string{"0", "7", "42", "-3", "-0", "2147483647", "2147483648", "-2147483648", "-2147483649",
-		"123456789012345678", "1234567890123456789", "99999999999999999999", "01", "-", "1.5", "1e3", " 5", "5 ", "x", `"5"`, "", "-01"}
+		"123456789012345678", "1234567890123456789", "99999999999999999999", "01", "-", "1.5", "1e3", " 5", "5 ", "x", `"5"`, "", "-01",
+		"65535", "65536", "-1"}
 	ref := func(data []byte) ([]int64, error, int64) {
 		s := New(data)
 		if err := s.BeginArray(); err != nil {
@@ -102,6 +104,29 @@ func TestIntRun(t *testing.T) {
 		}
 		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || s.Offset() != woff || !slices.Equal(got32, want32) {
 			t.Fatalf("Ints32(%s) = %v, %v at %d; a plain loop: %v, %v at %d", b, got32, gerr, s.Offset(), want, werr, woff)
+		}
+		// Ids: 2 bytes while every value so far fits, else 4.
+		s = New(b)
+		v16, v32, fits, gerr := s.Ids(nil)
+		if !fits {
+			t.Fatalf("Ids(%s): does not fit, where Ints32 fits", b)
+		}
+		narrow := true
+		for _, v := range want {
+			narrow = narrow && v >= 0 && v <= math.MaxUint16
+		}
+		var ids []int32
+		for _, v := range v16 {
+			ids = append(ids, int32(v))
+		}
+		if v32 != nil {
+			ids = v32
+		}
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || s.Offset() != woff || !slices.Equal(ids, want32) {
+			t.Fatalf("Ids(%s) = %v %v, %v at %d; a plain loop: %v, %v at %d", b, v16, v32, gerr, s.Offset(), want, werr, woff)
+		}
+		if (v32 == nil) != narrow {
+			t.Fatalf("Ids(%s) = %v %v: narrow %v, want %v", b, v16, v32, v32 == nil, narrow)
 		}
 	}
 }

@@ -689,8 +689,11 @@ func (s *Scanner) Ints(dst []int64) ([]int64, error) {
 // be after reading it, and before the input that Release (every
 // ReleaseEvery bytes) would be given: what it leaves, the caller reads
 // as before, with the same values and errors. On the arrays of a long
-// recording it reads a number in a third of the time.
-func IntRun[T int32 | int64](s *Scanner, dst []T, max int64) []T {
+// recording it reads a number in a third of the time. An unsigned T takes
+// no negative number.
+func IntRun[T int32 | int64 | uint16](s *Scanner, dst []T, max int64) []T {
+	var zero T
+	unsigned := ^zero > zero
 	d := s.data
 	i := s.pos
 	stop := len(d)
@@ -709,7 +712,7 @@ func IntRun[T int32 | int64](s *Scanner, dst []T, max int64) []T {
 			v = v*10 + int64(d[k]-'0')
 			k++
 		}
-		if k == j || k-j > 1 && d[j] == '0' || k >= len(d) || d[k] != ',' && d[k] != ']' || v > max {
+		if k == j || k-j > 1 && d[j] == '0' || k >= len(d) || d[k] != ',' && d[k] != ']' || v > max || neg && unsigned {
 			break
 		}
 		if neg {
@@ -731,20 +734,68 @@ func (s *Scanner) Ints32(dst []int32) (out []int32, fits bool, err error) {
 		return dst, true, err
 	}
 	dst = Room(dst, s.CountElems())
-	for first := true; ; first = false {
-		ok, err := s.NextElem(first)
-		if err != nil || !ok {
-			return dst, true, err
-		}
-		v, err := s.Int()
-		if err != nil {
-			return dst, true, err
-		}
+	ok, err := s.NextElem(true)
+	if err != nil || !ok {
+		return dst, true, err
+	}
+	v, err := s.Int()
+	if err != nil {
+		return dst, true, err
+	}
+	return s.ints32From(dst, v)
+}
+
+// ints32From reads into dst the element v just read and the rest of its
+// array.
+func (s *Scanner) ints32From(dst []int32, v int64) (out []int32, fits bool, err error) {
+	for {
 		if v != int64(int32(v)) {
 			return dst, false, nil
 		}
 		dst = append(dst, int32(v))
 		dst = IntRun(s, dst, math.MaxInt32)
+		ok, err := s.NextElem(false)
+		if err != nil || !ok {
+			return dst, true, err
+		}
+		if v, err = s.Int(); err != nil {
+			return dst, true, err
+		}
+	}
+}
+
+// Ids is Ints32 for node ids, kept in 2 bytes each while they allow it: the
+// values go to v16 as long as each is from 0 to 65535 (a profile of fewer
+// nodes than that, which most are), and from the first that is not, all go
+// to v32, sized for the whole array (v16 nil). fits is false, and the
+// scanner's position undefined, when a value does not fit an int32: read
+// the array again with Ints.
+func (s *Scanner) Ids(dst []uint16) (v16 []uint16, v32 []int32, fits bool, err error) {
+	if err := s.BeginArray(); err != nil {
+		return dst, nil, true, err
+	}
+	n := s.CountElems()
+	dst = Room(dst, n)
+	for first := true; ; first = false {
+		ok, err := s.NextElem(first)
+		if err != nil || !ok {
+			return dst, nil, true, err
+		}
+		v, err := s.Int()
+		if err != nil {
+			return dst, nil, true, err
+		}
+		if v < 0 || v > math.MaxUint16 {
+			// Widened once, and read on in 4 bytes.
+			w := Grow([]int32(nil), max(n, len(dst)+1))
+			for _, x := range dst {
+				w = append(w, int32(x))
+			}
+			v32, fits, err = s.ints32From(w, v)
+			return nil, v32, fits, err
+		}
+		dst = append(dst, uint16(v))
+		dst = IntRun(s, dst, math.MaxUint16)
 	}
 }
 
