@@ -88,26 +88,33 @@ func MedianInterval(series ...Times) Time {
 // inUs (every part on a grid of whole µs: onMicroGrid), else in ns.
 func intervalRange(parts []Times, inUs bool) (lo, hi Time, n int) {
 	lo = math.MaxInt64
+	add := func(dt Time) {
+		if dt > 0 {
+			lo, hi, n = min(lo, dt), max(hi, dt), n+1
+		}
+	}
 	for _, times := range parts {
-		eachRun(times, func(prev Time, wide []Time, us []int32, prevUs int32) {
-			if wide != nil {
-				for _, t := range wide {
-					if dt := interval(t, prev, inUs); dt > 0 {
-						lo, hi, n = min(lo, dt), max(hi, dt), n+1
-					}
-					prev = t
-				}
-				return
+		eachRun(times, func(prev Time, wide []Time) {
+			for _, t := range wide {
+				add(interval(t, prev, inUs))
+				prev = t
 			}
-			for _, d := range us {
-				if dt := usInterval(d, prevUs, inUs); dt > 0 {
-					lo, hi, n = min(lo, dt), max(hi, dt), n+1
-				}
-				prevUs = d
-			}
-		})
+		}, func(us []int32, prev int32) { rangeStored(us, prev, inUs, &lo, &hi, &n) },
+			func(us []uint16, prev uint16) { rangeStored(us, prev, inUs, &lo, &hi, &n) })
 	}
 	return lo, hi, n
+}
+
+// rangeStored is intervalRange's loop over a run of stored µs.
+func rangeStored[T int32 | uint16](us []T, prev T, inUs bool, lo, hi *Time, n *int) {
+	l, h, c := *lo, *hi, *n
+	for _, d := range us {
+		if dt := usInterval(d, prev, inUs); dt > 0 {
+			l, h, c = min(l, dt), max(h, dt), c+1
+		}
+		prev = d
+	}
+	*lo, *hi, *n = l, h, c
 }
 
 // histogram counts the positive intervals of parts (µs with inUs, else
@@ -116,23 +123,25 @@ func intervalRange(parts []Times, inUs bool) (lo, hi Time, n int) {
 func histogram(h []int, parts []Times, lo, hi Time, shift int, inUs bool) {
 	clear(h)
 	for _, times := range parts {
-		eachRun(times, func(prev Time, wide []Time, us []int32, prevUs int32) {
-			if wide != nil {
-				for _, t := range wide {
-					if dt := interval(t, prev, inUs); dt >= lo && dt <= hi {
-						h[(dt-lo)>>shift]++
-					}
-					prev = t
-				}
-				return
-			}
-			for _, d := range us {
-				if dt := usInterval(d, prevUs, inUs); dt >= lo && dt <= hi {
+		eachRun(times, func(prev Time, wide []Time) {
+			for _, t := range wide {
+				if dt := interval(t, prev, inUs); dt >= lo && dt <= hi {
 					h[(dt-lo)>>shift]++
 				}
-				prevUs = d
+				prev = t
 			}
-		})
+		}, func(us []int32, prev int32) { histogramStored(h, us, prev, lo, hi, shift, inUs) },
+			func(us []uint16, prev uint16) { histogramStored(h, us, prev, lo, hi, shift, inUs) })
+	}
+}
+
+// histogramStored is histogram's loop over a run of stored µs.
+func histogramStored[T int32 | uint16](h []int, us []T, prev T, lo, hi Time, shift int, inUs bool) {
+	for _, d := range us {
+		if dt := usInterval(d, prev, inUs); dt >= lo && dt <= hi {
+			h[(dt-lo)>>shift]++
+		}
+		prev = d
 	}
 }
 
@@ -164,36 +173,46 @@ func interval(t, prev Time, inUs bool) Time {
 // usInterval is the interval between two stored µs of a block, in µs with
 // inUs, else in ns (widened before subtracting: two µs of a block can be
 // 70 minutes apart).
-func usInterval(d, prev int32, inUs bool) Time {
+func usInterval[T int32 | uint16](d, prev T, inUs bool) Time {
 	if inUs {
 		return Time(d) - Time(prev)
 	}
 	return (Time(d) - Time(prev)) * 1000
 }
 
-// eachRun calls fn with the times after the first, a run at a time, each
-// with the time before it (prev): as ns (wide), or as µs from one base
-// (us, and the µs from that base of the time before, prevUs), so that
-// an interval is a difference of two stored values. A compact column's
-// block changes base: its first time comes alone, as a wide run of one.
-func eachRun(times Times, fn func(prev Time, wide []Time, us []int32, prevUs int32)) {
+// eachRun calls wide, run32 or run16 with the times after the first, a run
+// at a time, each with the time before it (prev): as ns (wide), or as µs
+// from one base (us, and the µs from that base of the time before), so
+// that an interval is a difference of two stored values. A compact
+// column's block changes base: its first time comes alone, as a wide run
+// of one.
+func eachRun(times Times, wide func(prev Time, ts []Time), run32 func(us []int32, prev int32), run16 func(us []uint16, prev uint16)) {
 	if times.Len() < 2 {
 		return
 	}
 	if w := times.wide; w != nil {
-		fn(w[0], w[1:], nil, 0)
+		wide(w[0], w[1:])
 		return
 	}
-	us, first := times.us, times.off // us[0] is index first of the whole column
+	if times.us16 != nil {
+		eachStoredRun(&times, times.us16, times.bits, run16, wide)
+		return
+	}
+	eachStoredRun(&times, times.us, blockBits, run32, wide)
+}
+
+// eachStoredRun is eachRun over a compact column's stored µs us, by blocks
+// of 1<<bits.
+func eachStoredRun[T int32 | uint16](times *Times, us []T, bits uint8, run func(us []T, prev T), wide func(prev Time, ts []Time)) {
+	n, first := 1<<bits, times.off // us[0] is index first of the whole column
 	for i := 1; i < len(us); {
-		if (first+i)&(blockLen-1) == 0 {
-			t := times.At(i)
-			fn(times.At(i-1), []Time{t}, nil, 0)
+		if (first+i)&(n-1) == 0 {
+			wide(times.At(i-1), []Time{times.At(i)})
 			i++
 			continue
 		}
-		end := min(len(us), i+blockLen-(first+i)&(blockLen-1))
-		fn(0, nil, us[i:end], us[i-1])
+		end := min(len(us), i+n-(first+i)&(n-1))
+		run(us[i:end], us[i-1])
 		i = end
 	}
 }

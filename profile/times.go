@@ -3,6 +3,8 @@ package profile
 import (
 	"fmt"
 	"math"
+	"slices"
+	"unsafe"
 )
 
 // Times is the column of sample times (Samples.Time).
@@ -17,14 +19,24 @@ import (
 // milliseconds, a legacy profile's evenly spread samples) or out of that
 // range turns the whole column into int64 nanoseconds, once.
 //
+// A recording sampled finely (every 50 µs, say) is kept in 2 bytes a time
+// when it can (TimesFromDeltas16): by blocks of 16 to 4,096 samples, the
+// most that each span at most 65,535 µs, each time as uint16 µs from its
+// block's base (here the block's earliest time, so that V8's few samples
+// out of order fit too). A time that does not fit its block turns the
+// column into the 4-byte form, once.
+//
 // The zero value is an empty column. Slice shares the storage; Append and
 // Set may replace it (like append), so a slice taken before either does
 // not see the change.
 type Times struct {
 	bases []Time  // bases[k]: the base of indices [k·blockLen, (k+1)·blockLen) of the whole column
 	us    []int32 // us[i]: index off+i of the whole column, in µs from its block's base
-	off   int
-	wide  []Time // the times, when not compact
+	// us16 is us in 2 bytes (nil unless narrow), by blocks of 1<<bits.
+	us16 []uint16
+	bits uint8
+	off  int
+	wide []Time // the times, when not compact
 }
 
 const (
@@ -61,7 +73,7 @@ func (t *Times) Len() int {
 	if t.wide != nil {
 		return len(t.wide)
 	}
-	return len(t.us)
+	return max(len(t.us), len(t.us16))
 }
 
 // At returns time i.
@@ -69,8 +81,14 @@ func (t *Times) At(i int) Time {
 	if t.wide != nil {
 		return t.wide[i]
 	}
+	if t.us16 != nil {
+		return t.bases[(t.off+i)>>t.bits] + Time(t.us16[i])*1000
+	}
 	return t.bases[(t.off+i)>>blockBits] + Time(t.us[i])*1000
 }
+
+// Narrow tells whether the times are kept in 2 bytes each.
+func (t *Times) Narrow() bool { return t.us16 != nil }
 
 // Compact tells whether the times are kept in 4 bytes each.
 func (t *Times) Compact() bool { return t.wide == nil }
@@ -79,6 +97,9 @@ func (t *Times) Compact() bool { return t.wide == nil }
 func (t Times) Slice(lo, hi int) Times {
 	if t.wide != nil {
 		return Times{wide: t.wide[lo:hi]}
+	}
+	if t.us16 != nil {
+		return Times{bases: t.bases, us16: t.us16[lo:hi], bits: t.bits, off: t.off + lo}
 	}
 	return Times{bases: t.bases, us: t.us[lo:hi], off: t.off + lo}
 }
@@ -99,6 +120,17 @@ func micros(v, base Time) (int32, bool) {
 
 // Append appends v.
 func (t *Times) Append(v Time) {
+	if t.us16 != nil {
+		i := t.off + len(t.us16)
+		if i&(1<<t.bits-1) == 0 && i>>t.bits == len(t.bases) {
+			t.bases = append(t.bases, v)
+		}
+		if d, ok := micros16(v, t.bases[i>>t.bits]); ok {
+			t.us16 = append(t.us16, d)
+			return
+		}
+		t.unnarrow(1)
+	}
 	if t.wide == nil {
 		i := t.off + len(t.us)
 		if i&(blockLen-1) == 0 && i>>blockBits == len(t.bases) {
@@ -115,6 +147,13 @@ func (t *Times) Append(v Time) {
 
 // Set sets time i to v.
 func (t *Times) Set(i int, v Time) {
+	if t.us16 != nil {
+		if d, ok := micros16(v, t.bases[(t.off+i)>>t.bits]); ok {
+			t.us16[i] = d
+			return
+		}
+		t.unnarrow(0)
+	}
 	if t.wide == nil {
 		if d, ok := micros(v, t.bases[(t.off+i)>>blockBits]); ok {
 			t.us[i] = d
@@ -133,21 +172,49 @@ func (t *Times) Grow(n int) {
 		}
 		return
 	}
-	if cap(t.us)-len(t.us) < n {
+	bits := uint8(blockBits)
+	if t.us16 != nil {
+		if cap(t.us16)-len(t.us16) < n {
+			t.us16 = append(make([]uint16, 0, len(t.us16)+n), t.us16...)
+		}
+		bits = t.bits
+	} else if cap(t.us)-len(t.us) < n {
 		t.us = append(make([]int32, 0, len(t.us)+n), t.us...)
 	}
-	if k := (t.off+len(t.us)+n)>>blockBits + 1; cap(t.bases) < k {
+	if k := (t.off+t.Len()+n)>>bits + 1; cap(t.bases) < k {
 		t.bases = append(make([]Time, 0, k), t.bases...)
 	}
 }
 
+// micros16 returns v as microseconds from base, and whether that fits a
+// uint16 (see micros on wrapping).
+func micros16(v, base Time) (uint16, bool) {
+	d := v - base
+	if d%1000 != 0 || d < 0 || d/1000 > math.MaxUint16 {
+		return 0, false
+	}
+	return uint16(d / 1000), true
+}
+
+// unnarrow turns a narrow column into the 4-byte form, with room for extra
+// more.
+func (t *Times) unnarrow(extra int) {
+	var c Times
+	c.Grow(t.Len() + extra)
+	for i := range t.Len() {
+		c.Append(t.At(i))
+	}
+	*t = c
+}
+
 // widen turns the column into nanoseconds, with room for extra more.
 func (t *Times) widen(extra int) {
-	w := make([]Time, len(t.us), len(t.us)+max(extra, cap(t.us)-len(t.us)))
-	for i := range t.us {
+	n := t.Len()
+	w := make([]Time, n, n+max(extra, t.Cap()-n))
+	for i := range w {
 		w[i] = t.At(i)
 	}
-	t.wide, t.us, t.bases, t.off = w, nil, nil, 0
+	*t = Times{wide: w}
 }
 
 // Search returns the smallest index i in [0, Len()) at which At(i) ≥ v,
@@ -178,6 +245,9 @@ func (t Times) Wide() []Time {
 func (t Times) Cap() int {
 	if t.wide != nil {
 		return cap(t.wide)
+	}
+	if t.us16 != nil {
+		return cap(t.us16)
 	}
 	return cap(t.us)
 }
@@ -250,17 +320,25 @@ func (t *Times) nextDecrease(from, hi int) int {
 		}
 		return hi
 	}
+	if t.us16 != nil {
+		return nextDecreaseStored(t, t.us16, t.bits, from, hi)
+	}
+	return nextDecreaseStored(t, t.us, blockBits, from, hi)
+}
+
+func nextDecreaseStored[T int32 | uint16](t *Times, us []T, bits uint8, from, hi int) int {
+	n := 1 << bits
 	for i := from; i < hi; {
-		if (t.off+i)&(blockLen-1) == 0 { // a block's first: its own base
+		if (t.off+i)&(n-1) == 0 { // a block's first: its own base
 			if t.At(i) < t.At(i-1) {
 				return i
 			}
 			i++
 			continue
 		}
-		end := min(hi, i+blockLen-(t.off+i)&(blockLen-1))
-		prev := t.us[i-1]
-		for k, d := range t.us[i:end] {
+		end := min(hi, i+n-(t.off+i)&(n-1))
+		prev := us[i-1]
+		for k, d := range us[i:end] {
 			if d < prev {
 				return i + k
 			}
@@ -269,4 +347,67 @@ func (t *Times) nextDecrease(from, hi int) int {
 		i = end
 	}
 	return hi
+}
+
+// narrowMinBits is the smallest block of a narrow column: 16 samples, whose
+// base costs half a byte a sample (a sampling every 4 ms fits).
+const narrowMinBits = 4
+
+// TimesFromDeltas16 is TimesFromDeltas for deltas read in 2 bytes: it
+// returns a narrow column made over their storage, or false (and deltas
+// untouched) when there is none: a time beyond ±limit, or a sampling too
+// coarse for even blocks of 16 samples to span at most 65,535 µs each.
+func TimesFromDeltas16(start Time, deltas []int16, limit Time) (Times, bool) {
+	n := len(deltas)
+	if n == 0 || start > limit || start < -limit {
+		return Times{}, false
+	}
+	// The largest blocks that all fit; a block too large fails at once,
+	// so this is about one pass. Times are µs from start: at most 2^31
+	// deltas of 2^15 µs, 2^56 ns, which start (within ±limit, at most
+	// 2^62) plus it cannot overflow.
+	var bases []Time
+	bits := 0
+	var least, most int64
+	for b := blockBits; b >= narrowMinBits && bits == 0; b-- {
+		bases = slices.Grow(bases[:0], n>>b+1)
+		var ok bool
+		if bases, least, most, ok = blocksFit(bases, deltas, b); ok {
+			bits = b
+		}
+	}
+	if bits == 0 || start+Time(least)*1000 < -limit || start+Time(most)*1000 > limit {
+		return Times{}, false
+	}
+	us := unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(deltas))), n)
+	var now int64
+	for i, d := range deltas {
+		now += int64(d)
+		us[i] = uint16(now - int64(bases[i>>bits])) // over delta i, read
+	}
+	for k, b := range bases {
+		bases[k] = start + b*1000
+	}
+	return Times{bits: uint8(bits), bases: bases, us16: us}, true
+}
+
+// blocksFit reports whether the sums of deltas (times, in µs from the
+// start) span at most 65,535 µs in every block of 1<<bits, and if so
+// appends each block's earliest to bases and returns their least and
+// greatest.
+func blocksFit(bases []Time, deltas []int16, bits int) (_ []Time, least, most int64, ok bool) {
+	var now int64
+	for k := 0; k < len(deltas); k += 1 << bits {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for _, d := range deltas[k:min(len(deltas), k+1<<bits)] {
+			now += int64(d)
+			lo, hi = min(lo, now), max(hi, now)
+		}
+		if hi-lo > math.MaxUint16 {
+			return bases, 0, 0, false
+		}
+		bases = append(bases, Time(lo))
+		least, most = min(least, lo), max(most, hi)
+	}
+	return bases, least, most, true
 }

@@ -155,53 +155,76 @@ func TestTimesBlocks(t *testing.T) {
 			}
 			want[i] = now
 		}
-		col := MakeTimes(want...)
-		if !col.Compact() {
+		columns := []Times{MakeTimes(want...)}
+		if !columns[0].Compact() {
 			t.Fatalf("n=%d: not compact", n)
 		}
-		checkTimes(t, &col, want, "blocks")
-		for range 50 {
-			lo := rng.IntN(n)
-			hi := lo + rng.IntN(n-lo+1)
-			s := col.Slice(lo, hi)
-			checkTimes(t, &s, want[lo:hi], "slice of blocks")
-			wn, wfirst := 0, -1
-			for i := lo + 1; i < hi; i++ {
-				if want[i] < want[i-1] {
-					if wn++; wfirst < 0 {
-						wfirst = i
+		// The same times in 2 bytes, where they fit.
+		deltas := make([]int16, n)
+		prev, narrow := want[0]-1000, true
+		for i, w := range want {
+			d := (w - prev) / 1000
+			narrow = narrow && d == Time(int16(d))
+			deltas[i], prev = int16(d), w
+		}
+		if c, ok := TimesFromDeltas16(want[0]-1000, deltas, math.MaxInt64/2); narrow && ok {
+			columns = append(columns, c)
+		} else if n < 9000 {
+			t.Fatalf("n=%d: no narrow column", n)
+		}
+		for _, col := range columns {
+			checkTimes(t, &col, want, "blocks")
+			for range 50 {
+				lo := rng.IntN(n)
+				hi := lo + rng.IntN(n-lo+1)
+				s := col.Slice(lo, hi)
+				checkTimes(t, &s, want[lo:hi], "slice of blocks")
+				wn, wfirst := 0, -1
+				for i := lo + 1; i < hi; i++ {
+					if want[i] < want[i-1] {
+						if wn++; wfirst < 0 {
+							wfirst = i
+						}
 					}
 				}
-			}
-			if gn, gfirst := col.Decreases(lo, hi); gn != wn || gfirst != wfirst {
-				t.Fatalf("n=%d: Decreases(%d, %d) = %d, %d; want %d, %d", n, lo, hi, gn, gfirst, wn, wfirst)
-			}
-			var got []Time
-			eachRun(s, func(prev Time, wide []Time, us []int32, prevUs int32) {
-				for _, t := range wide {
-					got = append(got, t-prev)
-					prev = t
+				if gn, gfirst := col.Decreases(lo, hi); gn != wn || gfirst != wfirst {
+					t.Fatalf("n=%d: Decreases(%d, %d) = %d, %d; want %d, %d", n, lo, hi, gn, gfirst, wn, wfirst)
 				}
-				for _, d := range us {
-					got = append(got, (Time(d)-Time(prevUs))*1000)
-					prevUs = d
+				var got []Time
+				eachRun(s, func(prev Time, wide []Time) {
+					for _, t := range wide {
+						got = append(got, t-prev)
+						prev = t
+					}
+				}, func(us []int32, prev int32) {
+					for _, d := range us {
+						got = append(got, (Time(d)-Time(prev))*1000)
+						prev = d
+					}
+				}, func(us []uint16, prev uint16) {
+					for _, d := range us {
+						got = append(got, (Time(d)-Time(prev))*1000)
+						prev = d
+					}
+				})
+				for i := 1; i < hi-lo; i++ {
+					if got[i-1] != want[lo+i]-want[lo+i-1] {
+						t.Fatalf("n=%d: interval %d of [%d, %d) = %d, want %d", n, i, lo, hi, got[i-1], want[lo+i]-want[lo+i-1])
+					}
 				}
-			})
-			for i := 1; i < hi-lo; i++ {
-				if got[i-1] != want[lo+i]-want[lo+i-1] {
-					t.Fatalf("n=%d: interval %d of [%d, %d) = %d, want %d", n, i, lo, hi, got[i-1], want[lo+i]-want[lo+i-1])
+				if len(got) != max(hi-lo-1, 0) {
+					t.Fatalf("n=%d: %d intervals of [%d, %d)", n, len(got), lo, hi)
 				}
 			}
-			if len(got) != max(hi-lo-1, 0) {
-				t.Fatalf("n=%d: %d intervals of [%d, %d)", n, len(got), lo, hi)
-			}
+			// Set a time into another block's range: it still fits, or the
+			// column turns to ns; either way it reads back.
+			i := rng.IntN(n)
+			orig := want[i]
+			want[i] = want[n-1-i]
+			col.Set(i, want[n-1-i])
+			checkTimes(t, &col, want, "Set across blocks")
+			want[i] = orig
 		}
-		// Set a time into another block's range: it still fits, or the
-		// column turns to ns; either way it reads back.
-		i := rng.IntN(n)
-		want[i] = want[n-1-i]
-		col.Set(i, want[n-1-i])
-		checkTimes(t, &col, want, "Set across blocks")
 	}
 }
 
@@ -253,6 +276,85 @@ func TestTimesFromDeltas(t *testing.T) {
 	}
 }
 
+// TestTimesFromDeltas16 makes narrow columns from deltas of several
+// samplings: the times are the deltas' sums, in the largest blocks that fit
+// 65,535 µs, and a sampling too coarse for blocks of 64 or a time beyond the
+// limit gives none, with the deltas untouched.
+func TestTimesFromDeltas16(t *testing.T) {
+	start := Time(1_700_000_000_000_000_000)
+	cases := []struct {
+		name  string
+		delta func(i int) int16
+		n     int
+		bits  int // 0: no narrow column
+		limit Time
+	}{
+		{"every 10 µs", func(i int) int16 { return 10 + int16(i%3) }, 20_000, 12, math.MaxInt64 / 2},
+		{"every 50 µs, some out of order", func(i int) int16 {
+			if i%1000 == 999 {
+				return -20
+			}
+			return 44 + int16(i%13)
+		}, 20_000, 10, math.MaxInt64 / 2},
+		{"every 1 ms", func(i int) int16 { return 1000 }, 5000, 6, math.MaxInt64 / 2},
+		{"every 1.3 ms", func(i int) int16 { return 1300 }, 5000, 5, math.MaxInt64 / 2},
+		{"every 4 ms", func(i int) int16 { return 4000 }, 5000, 4, math.MaxInt64 / 2},
+		{"every 1 ms, a 30 ms gap", func(i int) int16 {
+			if i == 3000 {
+				return 30_000
+			}
+			return 1000
+		}, 5000, 5, math.MaxInt64 / 2},
+		{"every 3 ms, a 30 ms gap", func(i int) int16 {
+			if i == 3000 {
+				return 30_000
+			}
+			return 3000
+		}, 5000, 0, math.MaxInt64 / 2},
+		{"every 5 ms", func(i int) int16 { return 5000 }, 5000, 0, math.MaxInt64 / 2},
+		{"one delta", func(i int) int16 { return -5 }, 1, 12, math.MaxInt64 / 2},
+		{"beyond the limit", func(i int) int16 { return 10 }, 100, 0, start + 500_000},
+	}
+	for _, c := range cases {
+		deltas := make([]int16, c.n)
+		var want []Time
+		now := start
+		for i := range deltas {
+			deltas[i] = c.delta(i)
+			now += Time(deltas[i]) * 1000
+			want = append(want, now)
+		}
+		orig := slices.Clone(deltas)
+		col, ok := TimesFromDeltas16(start, deltas, c.limit)
+		if ok != (c.bits > 0) {
+			t.Fatalf("%s: narrow column %v, want %v", c.name, ok, c.bits > 0)
+		}
+		if !ok {
+			if !slices.Equal(deltas, orig) {
+				t.Fatalf("%s: no column, but the deltas were changed", c.name)
+			}
+			continue
+		}
+		if int(col.bits) != c.bits || !col.Narrow() {
+			t.Errorf("%s: blocks of 1<<%d (narrow %v), want 1<<%d", c.name, col.bits, col.Narrow(), c.bits)
+		}
+		checkTimes(t, &col, want, c.name)
+		if got, w := MedianInterval(col), MedianInterval(WideTimes(want)); got != w {
+			t.Errorf("%s: median interval %d, want %d", c.name, got, w)
+		}
+		if n, _ := col.Decreases(0, c.n); n != c.n/1000*boolInt(c.name == "every 50 µs, some out of order") {
+			t.Errorf("%s: %d decreases", c.name, n)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // FuzzTimes runs a sequence of operations read from the input on a column
 // and on a plain []Time, and compares them after each: appends of times
 // in whole µs or not, near or far, sets, sorts of samples by time, and
@@ -265,6 +367,27 @@ func FuzzTimes(f *testing.F) {
 		var want []Time
 		s := Samples{}
 		now := Time(1_700_000_000_000_000_000)
+		if len(ops) > 2 && ops[0]%2 == 0 {
+			// Start narrow: a fine sampling, a few samples out of order.
+			n, step := 64*int(ops[1]%50+1), int16(ops[2])
+			deltas := make([]int16, n)
+			for i := range deltas {
+				deltas[i] = step + int16(i%7)
+				if i%97 == 5 {
+					deltas[i] = -int16(i % 31)
+				}
+			}
+			c, ok := TimesFromDeltas16(now, slices.Clone(deltas), math.MaxInt64/2)
+			if !ok {
+				t.Fatalf("TimesFromDeltas16: no narrow column of %d deltas of about %d µs", n, step)
+			}
+			col = c
+			for _, d := range deltas {
+				now += Time(d) * 1000
+				want = append(want, now)
+			}
+			checkTimes(t, &col, want, "narrow")
+		}
 		// At most 16 k times: enough for four blocks, and fast.
 		for k := 0; k+1 < len(ops) && len(want) < 4*blockLen; k += 2 {
 			op, arg := ops[k], Time(ops[k+1])

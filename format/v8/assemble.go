@@ -220,7 +220,7 @@ func (p *parser) joinedSamples() int { return p.sampleCount() }
 func (p *parser) sampleCount() int { return len(p.samples) + len(p.samples32) + len(p.samples16) }
 
 // joinedDeltas is joinedSamples for the time deltas.
-func (p *parser) joinedDeltas() int { return len(p.deltas) + len(p.deltas32) }
+func (p *parser) joinedDeltas() int { return len(p.deltas) + len(p.deltas32) + len(p.deltas16) }
 
 // Append appends the profile as a thread with th's identity (PID, TID, Name,
 // ProfileID); prefix names the profile in errors.

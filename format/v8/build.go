@@ -438,7 +438,7 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 		if p.hasSamples && !p.hasDeltas && ns > 0 {
 			return sr, p.failf(p.samplesOff, p.prefix+"samples", "%d samples but no timeDeltas", ns)
 		}
-		if nd := max(len(p.deltas), len(p.deltas32)); nd != ns {
+		if nd := max(len(p.deltas), len(p.deltas32), len(p.deltas16)); nd != ns {
 			return sr, p.failf(p.deltasOff, p.prefix+"timeDeltas", "%d timeDeltas for %d samples", nd, ns)
 		}
 		if times, err = p.absoluteTimes(profile.TimeFromMicros(p.startF)); err != nil {
@@ -483,7 +483,7 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 	inPlace := s.Time.Cap() == 0 && ns > 0
 	if inPlace {
 		s.Time = times
-		p.deltas, p.deltas32, p.timestamps = nil, nil, nil
+		p.deltas, p.deltas32, p.deltas16, p.timestamps = nil, nil, nil, nil
 	} else {
 		s.Time.Grow(ns)
 	}
@@ -620,12 +620,23 @@ func (p *parser) fixLegacyIDs() {
 }
 
 // absoluteTimes returns the samples' times, made from the time deltas in
-// place: a compact column over the int32 µs deltas were read into when
-// every delta is a whole µs (profile.Times), else ns over the int64 ones.
-// A time beyond ±maxTime is an error, at its delta.
+// place: a compact column over the int16 or int32 µs deltas were read into
+// when every delta is a whole µs (profile.Times), else ns over the int64
+// ones. A time beyond ±maxTime is an error, at its delta.
 func (p *parser) absoluteTimes(base profile.Time) (profile.Times, error) {
 	bad := func(i int, t int64) error {
 		return p.failf(p.elemOffset(p.deltasOff, i), fmt.Sprintf("%stimeDeltas[%d]", p.prefix, i), "time %d ns out of range", t)
+	}
+	if d16 := p.deltas16; d16 != nil {
+		if times, ok := profile.TimesFromDeltas16(base, d16, maxTime); ok {
+			return times, nil
+		}
+		// A coarse sampling, or a time beyond range: in 4 bytes.
+		p.deltas32 = make([]int32, len(d16))
+		for i, d := range d16 {
+			p.deltas32[i] = int32(d)
+		}
+		p.deltas16 = nil
 	}
 	t := int64(base)
 	if d32 := p.deltas32; d32 != nil {

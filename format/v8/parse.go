@@ -95,6 +95,7 @@ type parser struct {
 	samples16  []uint16 // instead of both, when every id is below 1<<16 (readIds)
 	deltas     []int64  // ns
 	deltas32   []int32  // µs, instead of deltas when each is a whole µs that fits (readDeltas)
+	deltas16   []int16  // µs, instead of both when each fits 2 bytes
 	timestamps []int64  // ns (legacy)
 	startF     float64  // startTime as written: µs, or seconds in the legacy form
 	endF       float64
@@ -275,11 +276,11 @@ func (p *parser) parseTop() error {
 				continue
 			}
 			p.hasDeltas = true
-			if v, ok := p.tail.take(s, true); ok {
-				p.deltas, p.deltas32 = v.wide, v.v32
-				continue
+			v, ok := p.tail.take(s, true)
+			if !ok {
+				v, err = p.readDeltas(s, "timeDeltas")
 			}
-			p.deltas, p.deltas32, err = p.readDeltas(s, "timeDeltas")
+			p.deltas, p.deltas32, p.deltas16 = v.wide, v.v32, v.d16
 		case "timestamps":
 			p.timestampsOff = off
 			if s.Null() {
@@ -389,14 +390,15 @@ func (e *MicrosRangeError) Error() string { return fmt.Sprintf("time %v µs out 
 type ints struct {
 	wide []int64
 	v32  []int32
-	v16  []uint16
+	v16  []uint16 // ids
+	d16  []int16  // deltas
 }
 
 // readIds reads an array of node ids (a profile's samples), in 2 bytes each
 // when they fit, else 4, else 8.
 func readIds(s *jsonscan.Scanner) (ints, error) {
 	start := s.Offset()
-	if v16, v32, fits, err := s.Ids(nil); err == nil && fits {
+	if v16, v32, fits, err := jsonscan.Ints16[uint16](s, nil); err == nil && fits {
 		return ints{v32: v32, v16: v16}, nil
 	}
 	s.SetOffset(start)
@@ -404,20 +406,21 @@ func readIds(s *jsonscan.Scanner) (ints, error) {
 	return ints{wide: v}, err
 }
 
-// readDeltas reads a timeDeltas array: as µs in an int32 each when every
-// delta is a whole number of µs that fits (V8 and Chrome write them so),
-// which the times are then computed over in place (build) and kept in
-// (profile.Times), at half the memory of int64 ns; else as ns.
-func (p *parser) readDeltas(s *jsonscan.Scanner, path string) (ns []int64, us []int32, err error) {
+// readDeltas reads a timeDeltas array: as µs in an int16 or int32 each
+// when every delta is a whole number of µs that fits (V8 and Chrome write
+// them so; a fine sampling's are below 32 ms), which the times are then
+// computed over in place (build) and kept in (profile.Times), at a quarter
+// or half the memory of int64 ns; else as ns.
+func (p *parser) readDeltas(s *jsonscan.Scanner, path string) (ints, error) {
 	at := s.Offset()
-	if us, fits, err := s.Ints32(nil); err == nil && fits {
-		return nil, us, nil
+	if d16, us, fits, err := jsonscan.Ints16[int16](s, nil); err == nil && fits {
+		return ints{v32: us, d16: d16}, nil
 	}
 	// A fraction, a delta beyond ±35 minutes, or an error: read again,
 	// which reports the error where an in-order read would.
 	s.SetOffset(at)
-	ns, err = p.readMicrosArrayFrom(s, nil, path)
-	return ns, nil, err
+	ns, err := p.readMicrosArrayFrom(s, nil, path)
+	return ints{wide: ns}, err
 }
 
 // readMicrosArray reads an array of µs values (integers, or any number) as ns.

@@ -65,10 +65,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			a.end = s.Offset()
 		})
 	}
-	readDeltas := func(s *jsonscan.Scanner) (ints, error) {
-		v, v32, err := p.readDeltas(s, "timeDeltas")
-		return ints{wide: v, v32: v32}, err
-	}
+	readDeltas := func(s *jsonscan.Scanner) (ints, error) { return p.readDeltas(s, "timeDeltas") }
 	for range 2 {
 		i = jsonscan.SkipSpaceBack(data, i)
 		if i < 0 || data[i] != ']' {

@@ -2,7 +2,6 @@ package jsonscan
 
 import (
 	"bytes"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -51,7 +50,7 @@ func TestIntRun(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	elems := []string{"0", "7", "42", "-3", "-0", "2147483647", "2147483648", "-2147483648", "-2147483649",
 		"123456789012345678", "1234567890123456789", "99999999999999999999", "01", "-", "1.5", "1e3", " 5", "5 ", "x", `"5"`, "", "-01",
-		"65535", "65536", "-1"}
+		"65535", "65536", "-1", "32767", "32768", "-32768", "-32769"}
 	ref := func(data []byte) ([]int64, error, int64) {
 		s := New(data)
 		if err := s.BeginArray(); err != nil {
@@ -105,29 +104,37 @@ func TestIntRun(t *testing.T) {
 		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || s.Offset() != woff || !slices.Equal(got32, want32) {
 			t.Fatalf("Ints32(%s) = %v, %v at %d; a plain loop: %v, %v at %d", b, got32, gerr, s.Offset(), want, werr, woff)
 		}
-		// Ids: 2 bytes while every value so far fits, else 4.
-		s = New(b)
-		v16, v32, fits, gerr := s.Ids(nil)
-		if !fits {
-			t.Fatalf("Ids(%s): does not fit, where Ints32 fits", b)
-		}
-		narrow := true
-		for _, v := range want {
-			narrow = narrow && v >= 0 && v <= math.MaxUint16
-		}
-		var ids []int32
-		for _, v := range v16 {
-			ids = append(ids, int32(v))
-		}
-		if v32 != nil {
-			ids = v32
-		}
-		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || s.Offset() != woff || !slices.Equal(ids, want32) {
-			t.Fatalf("Ids(%s) = %v %v, %v at %d; a plain loop: %v, %v at %d", b, v16, v32, gerr, s.Offset(), want, werr, woff)
-		}
-		if (v32 == nil) != narrow {
-			t.Fatalf("Ids(%s) = %v %v: narrow %v, want %v", b, v16, v32, v32 == nil, narrow)
-		}
+		checkInts16[uint16](t, b, want32, werr, woff)
+		checkInts16[int16](t, b, want32, werr, woff)
+	}
+}
+
+// checkInts16 checks Ints16 on array b against a plain loop's values
+// (want, error werr at offset woff): 2 bytes when every value fits a T,
+// else 4.
+func checkInts16[T int16 | uint16](t *testing.T, b []byte, want []int32, werr error, woff int64) {
+	t.Helper()
+	s := New(b)
+	v16, v32, fits, gerr := Ints16[T](s, nil)
+	if !fits {
+		t.Fatalf("Ints16(%s): does not fit, where Ints32 fits", b)
+	}
+	narrow := true
+	for _, v := range want {
+		narrow = narrow && int32(T(v)) == v
+	}
+	var ids []int32
+	for _, v := range v16 {
+		ids = append(ids, int32(v))
+	}
+	if v32 != nil {
+		ids = v32
+	}
+	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() || s.Offset() != woff || !slices.Equal(ids, want) {
+		t.Fatalf("Ints16[%T](%s) = %v %v, %v at %d; a plain loop: %v, %v at %d", *new(T), b, v16, v32, gerr, s.Offset(), want, werr, woff)
+	}
+	if (v32 == nil) != narrow {
+		t.Fatalf("Ints16[%T](%s) = %v %v: narrow %v, want %v", *new(T), b, v16, v32, v32 == nil, narrow)
 	}
 }
 

@@ -691,7 +691,7 @@ func (s *Scanner) Ints(dst []int64) ([]int64, error) {
 // as before, with the same values and errors. On the arrays of a long
 // recording it reads a number in a third of the time. An unsigned T takes
 // no negative number.
-func IntRun[T int32 | int64 | uint16](s *Scanner, dst []T, max int64) []T {
+func IntRun[T int16 | uint16 | int32 | int64](s *Scanner, dst []T, max int64) []T {
 	var zero T
 	unsigned := ^zero > zero
 	d := s.data
@@ -764,18 +764,23 @@ func (s *Scanner) ints32From(dst []int32, v int64) (out []int32, fits bool, err 
 	}
 }
 
-// Ids is Ints32 for node ids, kept in 2 bytes each while they allow it: the
-// values go to v16 as long as each is from 0 to 65535 (a profile of fewer
-// nodes than that, which most are), and from the first that is not, all go
-// to v32, sized for the whole array (v16 nil). fits is false, and the
-// scanner's position undefined, when a value does not fit an int32: read
-// the array again with Ints.
-func (s *Scanner) Ids(dst []uint16) (v16 []uint16, v32 []int32, fits bool, err error) {
+// Ints16 is Ints32 kept in 2 bytes each while the values allow it (node
+// ids of a profile of fewer than 65,536 nodes, as uint16; time deltas of
+// less than 32 ms, as int16): the values go to v16 as long as each fits a
+// T, and from the first that does not, all go to v32, sized for the whole
+// array (v16 nil). fits is false, and the scanner's position undefined,
+// when a value does not fit an int32: read the array again with Ints.
+func Ints16[T int16 | uint16](s *Scanner, dst []T) (v16 []T, v32 []int32, fits bool, err error) {
 	if err := s.BeginArray(); err != nil {
 		return dst, nil, true, err
 	}
 	n := s.CountElems()
 	dst = Room(dst, n)
+	var zero T
+	most := int64(math.MaxInt16) // magnitude IntRun takes
+	if ^zero > zero {
+		most = math.MaxUint16
+	}
 	for first := true; ; first = false {
 		ok, err := s.NextElem(first)
 		if err != nil || !ok {
@@ -785,7 +790,7 @@ func (s *Scanner) Ids(dst []uint16) (v16 []uint16, v32 []int32, fits bool, err e
 		if err != nil {
 			return dst, nil, true, err
 		}
-		if v < 0 || v > math.MaxUint16 {
+		if int64(T(v)) != v {
 			// Widened once, and read on in 4 bytes.
 			w := Grow([]int32(nil), max(n, len(dst)+1))
 			for _, x := range dst {
@@ -794,8 +799,8 @@ func (s *Scanner) Ids(dst []uint16) (v16 []uint16, v32 []int32, fits bool, err e
 			v32, fits, err = s.ints32From(w, v)
 			return nil, v32, fits, err
 		}
-		dst = append(dst, uint16(v))
-		dst = IntRun(s, dst, math.MaxUint16)
+		dst = append(dst, T(v))
+		dst = IntRun(s, dst, most)
 	}
 }
 
