@@ -470,6 +470,11 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 	case s.Node.Cap() == 0 && ids32 != nil && !narrow:
 		s.Node = profile.WideNodes(unsafe.Slice((*profile.NodeID)(unsafe.SliceData(ids32)), len(ids32))[:0])
 		p.samples32 = nil
+	case s.Node.Cap() == 0 && ids32 != nil:
+		// Ids of 1<<16 or more for fewer nodes (ids not numbered from 1):
+		// 2-byte nodes over the 4-byte ids, rather than a second array.
+		s.Node = profile.NarrowNodes(unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(ids32))), 2*len(ids32))[:0])
+		p.samples32 = nil
 	default:
 		if !narrow {
 			s.Node.Widen(ns)

@@ -385,8 +385,8 @@ type MicrosRangeError struct{ Value any }
 
 func (e *MicrosRangeError) Error() string { return fmt.Sprintf("time %v µs out of range", e.Value) }
 
-// ints is an array of integers read in the narrowest of three widths that
-// holds them all: one of the three is set.
+// ints is an array of integers read in the narrowest width that holds them
+// all: one field is set.
 type ints struct {
 	wide []int64
 	v32  []int32
