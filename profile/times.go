@@ -30,7 +30,7 @@ import (
 // Set may replace it (like append), so a slice taken before either does
 // not see the change.
 type Times struct {
-	bases []Time  // bases[k]: the base of indices [k·blockLen, (k+1)·blockLen) of the whole column
+	bases []Time  // bases[k]: the base of indices [k·blockLen, (k+1)·blockLen) of the whole column (1<<bits when narrow)
 	us    []int32 // us[i]: index off+i of the whole column, in µs from its block's base
 	// us16 is us in 2 bytes (nil unless narrow), by blocks of 1<<bits.
 	us16 []uint16
@@ -90,7 +90,8 @@ func (t *Times) At(i int) Time {
 // Narrow tells whether the times are kept in 2 bytes each.
 func (t *Times) Narrow() bool { return t.us16 != nil }
 
-// Compact tells whether the times are kept in 4 bytes each.
+// Compact tells whether the times are kept in 4 bytes each, or 2 (Narrow),
+// rather than as ns.
 func (t *Times) Compact() bool { return t.wide == nil }
 
 // Slice returns times [lo, hi), sharing the storage.
