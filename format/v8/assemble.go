@@ -211,13 +211,9 @@ func (a *Assembler) Counts() (nodes, samples, deltas int) {
 	return len(p.nodes), p.joinedSamples() + p.chunks.nSamples, p.joinedDeltas() + p.chunks.nDeltas
 }
 
-// joinedSamples returns the number of samples in the parser's arrays (one
-// of samples and samples32 is empty).
-func (p *parser) joinedSamples() int { return p.sampleCount() }
-
-// sampleCount returns the number of samples read (one of the three arrays
-// is set).
-func (p *parser) sampleCount() int { return len(p.samples) + len(p.samples32) + len(p.samples16) }
+// joinedSamples returns the number of samples in the parser's arrays (at
+// most one of samples, samples32 and samples16 is not empty).
+func (p *parser) joinedSamples() int { return len(p.samples) + len(p.samples32) + len(p.samples16) }
 
 // joinedDeltas is joinedSamples for the time deltas.
 func (p *parser) joinedDeltas() int { return len(p.deltas) + len(p.deltas32) + len(p.deltas16) }
@@ -254,8 +250,8 @@ func (a *Assembler) Truncate() int {
 	p.joinChunks()
 	n := min(p.joinedSamples(), p.joinedDeltas())
 	dropped := p.joinedSamples() - n
-	p.samples, p.samples32 = cut(p.samples, n), cut(p.samples32, n)
-	p.deltas, p.deltas32 = cut(p.deltas, n), cut(p.deltas32, n)
+	p.samples, p.samples32, p.samples16 = cut(p.samples, n), cut(p.samples32, n), cut(p.samples16, n)
+	p.deltas, p.deltas32, p.deltas16 = cut(p.deltas, n), cut(p.deltas32, n), cut(p.deltas16, n)
 	if p.lines != nil {
 		p.lines, p.cols = p.lines[:min(n, len(p.lines))], p.cols[:min(n, len(p.cols))]
 	}

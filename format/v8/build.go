@@ -409,7 +409,7 @@ type sampleResult struct {
 // their times. It touches only the profile's samples, so that the nodes
 // and frames can be appended meanwhile.
 func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint8, newID []profile.NodeID, nodeBase profile.NodeID) (sr sampleResult, err error) {
-	ns := p.sampleCount()
+	ns := p.joinedSamples()
 	sr.n = ns
 	var times profile.Times
 	switch {
