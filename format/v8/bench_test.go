@@ -1,6 +1,7 @@
 package v8_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/jsprof/jsprof/format/v8"
@@ -37,4 +38,15 @@ func BenchmarkParse(b *testing.B) {
 		}
 		benchParse(b, data)
 	})
+	// The shapes of bench/shapes.sh at full size (genprofile's seed).
+	for _, name := range []string{"typescript", "many-nodes", "samples-heavy"} {
+		b.Run(name, func(b *testing.B) {
+			sh, _ := proftest.ShapeByName(name)
+			var buf bytes.Buffer
+			if err := proftest.WriteShapedCPUProfile(&buf, sh, 1, 1); err != nil {
+				b.Fatal(err)
+			}
+			benchParse(b, buf.Bytes())
+		})
+	}
 }
