@@ -111,6 +111,7 @@ type parser struct {
 	heapOff                 int64            // offset of the first selfSize of a node (a heap profile); 0 if none
 	heapPath                string           // its JSON path
 	lastURL                 profile.StringID // intern cache
+	plainHits, plainMisses  int              // call frames readPlainCallFrame read, and did not
 	// Intern caches for call frames (internScript, internURL): script ids
 	// by their number, and the URL last read after each script id.
 	scriptByNum []profile.StringID
@@ -202,6 +203,9 @@ func parseBytes(data []byte, limits Limits, release func(lo, hi int64) error, dr
 	}
 	err := p.parseTop()
 	p.tail.wait()
+	if plainCounts != nil {
+		plainCounts(p.plainHits, p.plainMisses)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -598,7 +602,7 @@ func (p *parser) parseNode() error {
 	if err := s.BeginObject(); err != nil {
 		return p.fail(n.off, path.String(), err)
 	}
-	for first := true; ; first = false {
+	for first := !(plainNodes && p.readPlainMembers(&n)); ; first = false {
 		key, ok, err := s.NextKey(first)
 		if err != nil {
 			return p.fail(s.Offset(), path.String(), err)

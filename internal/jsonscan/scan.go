@@ -322,6 +322,47 @@ func (s *Scanner) String() ([]byte, error) {
 	return nil, s.eof("string")
 }
 
+// PlainString returns the offset of the '"' that ends the string whose
+// contents start at d[i], when they are plain (no escape, no control
+// character: the string is d[i:end] as it is), or −1.
+func PlainString(d []byte, i int) int {
+	for i = plainRun(d, i); i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '"':
+			return i
+		case c == '\\' || c < 0x20:
+			return -1
+		}
+	}
+	return -1
+}
+
+// PlainInt reads the integer at d[i] when it is written plainly, as
+// IntRun takes them (an optional '-', 1 to 18 digits without a leading
+// zero) and followed by a byte that ends it (not a digit, '.', 'e' or
+// 'E'): its value and the offset after it, or ok false.
+func PlainInt(d []byte, i int) (v int64, end int, ok bool) {
+	j := i
+	if j < len(d) && d[j] == '-' {
+		j++
+	}
+	k := j
+	for k < len(d) && k-j < 18 && d[k]-'0' <= 9 {
+		v = v*10 + int64(d[k]-'0')
+		k++
+	}
+	if k == j || k-j > 1 && d[j] == '0' || k >= len(d) {
+		return 0, i, false
+	}
+	if c := d[k]; c-'0' <= 9 || c == '.' || c == 'e' || c == 'E' {
+		return 0, i, false
+	}
+	if j > i {
+		v = -v
+	}
+	return v, k, true
+}
+
 // plainRun returns the offset of the first byte from i that may end a
 // string's plain run ('"', '\\' or a control character), or one of the
 // last 7 bytes of d: it tests eight bytes at a time, as words (the SWAR

@@ -1,0 +1,159 @@
+package v8
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/internal/fuzzcheck"
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
+)
+
+// plainNode is a node as V8 writes it, for the variants below.
+const plainNode = `{"id":2,"callFrame":{"functionName":"f","scriptId":"3","url":"file:///a.js","lineNumber":4,"columnNumber":5},"hitCount":6,"children":[3]}`
+
+// plainDoc is a profile of three nodes, the second given.
+func plainDoc(node string) []byte {
+	return []byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1},"hitCount":0,"children":[2]},` +
+		node + `,{"id":3,"callFrame":{"functionName":"g","scriptId":"3","url":"file:///a.js","lineNumber":9,"columnNumber":1},"hitCount":1}],` +
+		`"startTime":0,"endTime":100,"samples":[2,3,3],"timeDeltas":[1,2,3]}`)
+}
+
+// TestPlainNodes reads every .cpuprofile of testdata and the corpus, the
+// generated shapes, and nodes written in every way that V8's form allows
+// a reader to mistake (each member changed in turn: white space, escapes,
+// other value forms, keys, order, values out of range, cut short) with
+// readPlainMembers and without it: the profiles, string tables included,
+// or the errors must be the same. It checks that the variants that are
+// V8's form are read by it.
+func TestPlainNodes(t *testing.T) {
+	type doc struct {
+		name string
+		data []byte
+	}
+	var docs []doc
+	root := proftest.RepoRoot()
+	for _, p := range proftest.Files(t, ".cpuprofile") {
+		data, err := input.ReadFile(p, nil, input.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, doc{strings.TrimPrefix(p, root), data})
+	}
+	for _, sh := range proftest.Shapes {
+		var buf bytes.Buffer
+		if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.01, 5); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, doc{"shape " + sh.Name, buf.Bytes()})
+	}
+	variants := map[string]string{
+		"as V8 writes it":         plainNode,
+		"no children":             strings.Replace(plainNode, `,"children":[3]`, ``, 1),
+		"empty children":          strings.Replace(plainNode, `"children":[3]`, `"children":[],"parent":1`, 1),
+		"positionTicks after":     strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5,"ticks":6}]}`, 1),
+		"deoptReason after":       strings.Replace(plainNode, `[3]}`, `[3],"deoptReason":"x"}`, 1),
+		"codeType":                strings.Replace(plainNode, `"columnNumber":5}`, `"columnNumber":5,"codeType":"JS"}`, 1),
+		"escape in the name":      strings.Replace(plainNode, `"f"`, `"f\"\u00e9"`, 1),
+		"escape in the url":       strings.Replace(plainNode, `"file:///a.js"`, `"file:\/\/\/a.js"`, 1),
+		"control byte in a name":  strings.Replace(plainNode, `"f"`, "\"f\x01\"", 1),
+		"invalid UTF-8 name":      strings.Replace(plainNode, `"f"`, "\"f\xff\"", 1),
+		"numeric script id":       strings.Replace(plainNode, `"scriptId":"3"`, `"scriptId":3`, 1),
+		"string id":               strings.Replace(plainNode, `"id":2`, `"id":"2"`, 1),
+		"id with a fraction":      strings.Replace(plainNode, `"id":2`, `"id":2.5`, 1),
+		"id with an exponent":     strings.Replace(plainNode, `"id":2`, `"id":2e0`, 1),
+		"id with a leading zero":  strings.Replace(plainNode, `"id":2`, `"id":02`, 1),
+		"id of 19 digits":         strings.Replace(plainNode, `"id":2`, `"id":2000000000000000000`, 1),
+		"id -0":                   strings.Replace(plainNode, `"id":2`, `"id":-0`, 1),
+		"id -":                    strings.Replace(plainNode, `"id":2`, `"id":-`, 1),
+		"null hitCount":           strings.Replace(plainNode, `"hitCount":6`, `"hitCount":null`, 1),
+		"negative hitCount":       strings.Replace(plainNode, `"hitCount":6`, `"hitCount":-6`, 1),
+		"null line":               strings.Replace(plainNode, `"lineNumber":4`, `"lineNumber":null`, 1),
+		"line beyond int32":       strings.Replace(plainNode, `"lineNumber":4`, `"lineNumber":2147483648`, 1),
+		"line at int32's end":     strings.Replace(plainNode, `"lineNumber":4`, `"lineNumber":2147483647`, 1),
+		"column below int32":      strings.Replace(plainNode, `"columnNumber":5`, `"columnNumber":-2147483649`, 1),
+		"column at int32's start": strings.Replace(plainNode, `"columnNumber":5`, `"columnNumber":-2147483648`, 1),
+		"null children":           strings.Replace(plainNode, `"children":[3]`, `"children":null,"parent":1`, 1),
+		"child with a fraction":   strings.Replace(plainNode, `"children":[3]`, `"children":[3.0]`, 1),
+		"child as a string":       strings.Replace(plainNode, `"children":[3]`, `"children":["3"]`, 1),
+		"children twice":          strings.Replace(plainNode, `"children":[3]`, `"children":[1],"children":[3]`, 1),
+		"id twice":                strings.Replace(plainNode, `[3]}`, `[3],"id":7}`, 1),
+		"callFrame twice":         strings.Replace(plainNode, `[3]}`, `[3],"callFrame":{"functionName":"h"}}`, 1),
+		"children not closed":     strings.Replace(plainNode, `"children":[3]}`, `"children":[3}`, 1),
+		"children cut":            strings.Replace(plainNode, `"children":[3]}`, `"children":[3,`, 1),
+		"space after id":          strings.Replace(plainNode, `"id":2`, `"id": 2`, 1),
+		"space in the call frame": strings.Replace(plainNode, `"url":`, `"url" :`, 1),
+		"space in children":       strings.Replace(plainNode, `[3]`, `[ 3 ]`, 1),
+		"keys reordered":          `{"callFrame":{"url":"file:///a.js","functionName":"f","scriptId":"3","lineNumber":4,"columnNumber":5},"id":2,"children":[3],"hitCount":6}`,
+		"url before scriptId":     strings.Replace(plainNode, `"scriptId":"3","url":"file:///a.js"`, `"url":"file:///a.js","scriptId":"3"`, 1),
+		"call frame not an object": strings.Replace(plainNode, `"callFrame":{"functionName":"f","scriptId":"3","url":"file:///a.js","lineNumber":4,"columnNumber":5}`,
+			`"callFrame":[]`, 1),
+	}
+	for name, node := range variants {
+		docs = append(docs, doc{name, plainDoc(node)})
+	}
+	// The input cut after every byte of the node.
+	whole := plainDoc(plainNode)
+	at := bytes.Index(whole, []byte(plainNode))
+	for i := at; i <= at+len(plainNode); i++ {
+		docs = append(docs, doc{"cut", whole[:i]})
+	}
+	defer func(on bool, n int) { plainNodes, splitNodesBytes = on, n }(plainNodes, splitNodesBytes)
+	splitNodesBytes = 1 << 62 // one parser, whose counts tell
+	for _, d := range docs {
+		plainNodes = false
+		want, werr := ParseBytes(d.data, Limits{})
+		plainNodes = true
+		got, gerr := ParseBytes(d.data, Limits{})
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Errorf("%s: error %v read plainly, %v member by member", d.name, gerr, werr)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the profile read plainly differs from the one read member by member", d.name)
+		}
+	}
+	// The variants in V8's form are read by readPlainMembers.
+	for _, name := range []string{"as V8 writes it", "no children", "positionTicks after", "deoptReason after", "line at int32's end", "column at int32's start"} {
+		var hits, misses int
+		plainCounts = func(h, m int) { hits, misses = h, m }
+		_, err := ParseBytes(plainDoc(variants[name]), Limits{})
+		plainCounts = nil
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if hits != 3 || misses != 0 {
+			t.Errorf("%s: %d call frames read plainly, %d not; want 3 and 0", name, hits, misses)
+		}
+	}
+}
+
+// FuzzPlainNodes checks that readPlainMembers reads any input as the
+// member-by-member loop does.
+func FuzzPlainNodes(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join(proftest.RepoRoot(), "testdata", "node", "*.cpuprofile"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil && len(data) < 64<<10 {
+			f.Add(data)
+		}
+	}
+	f.Add(plainDoc(plainNode))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer func(on bool) { plainNodes = on }(plainNodes)
+		plainNodes = false
+		want, werr := ParseBytes(data, Limits{})
+		plainNodes = true
+		got, gerr := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return ParseBytes(data, Limits{}) })
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("error %v read plainly, %v member by member", gerr, werr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatal("the profile read plainly differs from the one read member by member")
+		}
+	})
+}
