@@ -893,10 +893,14 @@ func (p *parser) parsePositionTicks(node profile.NodeID, at *[2]int32, base fmt.
 		if !ok {
 			break
 		}
+		lt := profile.LineTick{Node: node}
+		if plainNodes && readPlainTick(s, &lt) {
+			p.ticks = appendTick(p.ticks, lt)
+			continue
+		}
 		if err := s.BeginObject(); err != nil {
 			return p.fail(s.Offset(), fmt.Sprintf("%s[%d]", path(), i), err)
 		}
-		lt := profile.LineTick{Node: node}
 		for f := true; ; f = false {
 			key, ok, err := s.NextKey(f)
 			if err != nil {
@@ -922,15 +926,20 @@ func (p *parser) parsePositionTicks(node profile.NodeID, at *[2]int32, base fmt.
 				return p.fail(s.Offset(), fmt.Sprintf("%s[%d].%s", path(), i, key), err)
 			}
 		}
-		if len(p.ticks) == cap(p.ticks) {
-			// Doubled: append grows a large slice by a quarter, which
-			// allocated five to eight times the ticks' final size.
-			p.ticks = jsonscan.Room(p.ticks, max(len(p.ticks), 256))
-		}
-		p.ticks = append(p.ticks, lt)
+		p.ticks = appendTick(p.ticks, lt)
 	}
 	*at = [2]int32{int32(start), int32(len(p.ticks))}
 	return nil
+}
+
+// appendTick appends lt to ticks, doubling them when full: append grows
+// a large slice by a quarter, which allocated five to eight times the
+// ticks' final size.
+func appendTick(ticks []profile.LineTick, lt profile.LineTick) []profile.LineTick {
+	if len(ticks) == cap(ticks) {
+		ticks = jsonscan.Room(ticks, max(len(ticks), 256))
+	}
+	return append(ticks, lt)
 }
 
 // parseHeadNode reads a node of the legacy nested head tree and its subtree.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
+	"github.com/jsprof/jsprof/profile"
 )
 
 // Nodes as V8 writes them.
@@ -23,6 +24,7 @@ import (
 // of a few bytes more. On the many-nodes shape the member-by-member loop
 // (a key scanned as a string and switched on, white space skipped before
 // every token, a call per value) was most of the node table's reading.
+// readPlainTick reads a positionTicks entry ({"line":5,"ticks":2}) so.
 
 // plainNodes turns readPlainMembers on (a variable for tests, which read
 // without it).
@@ -150,6 +152,30 @@ func (p *parser) readPlainCallFrame(n *rawNode, d []byte, i int) (int, bool) {
 	n.url = p.internURL(u, n.script)
 	n.line, n.col = int32(ln), int32(col)
 	return j + 1, true
+}
+
+// readPlainTick reads the positionTicks entry at the scanner's position
+// into lt when it is written as V8 writes it ({"line":5,"ticks":2}, the
+// line within int32), and reports whether it did; otherwise it reads
+// nothing.
+func readPlainTick(s *jsonscan.Scanner, lt *profile.LineTick) bool {
+	const line, ticks = `{"line":`, `,"ticks":`
+	d := s.Raw(0, int64(s.Len()))
+	i := int(s.Offset())
+	if !hasAt(d, i, line) {
+		return false
+	}
+	ln, i, ok := jsonscan.PlainInt(d, i+len(line))
+	if !ok || ln < 0 || ln > math.MaxInt32 || !hasAt(d, i, ticks) {
+		return false
+	}
+	t, i, ok := jsonscan.PlainInt(d, i+len(ticks))
+	if !ok || d[i] != '}' {
+		return false
+	}
+	lt.Line, lt.Ticks = int32(ln), t
+	s.SetOffset(int64(i + 1))
+	return true
 }
 
 // hasAt reports whether d holds lit at offset i.

@@ -58,6 +58,16 @@ func TestPlainNodes(t *testing.T) {
 		"empty children":          strings.Replace(plainNode, `"children":[3]`, `"children":[],"parent":1`, 1),
 		"positionTicks after":     strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5,"ticks":6}]}`, 1),
 		"deoptReason after":       strings.Replace(plainNode, `[3]}`, `[3],"deoptReason":"x"}`, 1),
+		"ticks":                   strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5,"ticks":6},{"line":0,"ticks":-1},{"line":2147483647,"ticks":9223372036854775}]}`, 1),
+		"ticks reordered":         strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5,"ticks":6},{"ticks":1,"line":7}]}`, 1),
+		"tick line negative":      strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":-5,"ticks":6}]}`, 1),
+		"tick line beyond int32":  strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":2147483648,"ticks":6}]}`, 1),
+		"tick of a fraction":      strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5,"ticks":6.5}]}`, 1),
+		"tick with another key":   strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5,"ticks":6,"x":1}]}`, 1),
+		"tick with a space":       strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5, "ticks":6}]}`, 1),
+		"tick key twice":          strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5,"line":6,"ticks":6}]}`, 1),
+		"tick not an object":      strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[5]}`, 1),
+		"ticks cut":               strings.Replace(plainNode, `[3]}`, `[3],"positionTicks":[{"line":5,"ticks":6`, 1),
 		"codeType":                strings.Replace(plainNode, `"columnNumber":5}`, `"columnNumber":5,"codeType":"JS"}`, 1),
 		"escape in the name":      strings.Replace(plainNode, `"f"`, `"f\"\u00e9"`, 1),
 		"escape in the url":       strings.Replace(plainNode, `"file:///a.js"`, `"file:\/\/\/a.js"`, 1),
@@ -119,7 +129,7 @@ func TestPlainNodes(t *testing.T) {
 		}
 	}
 	// The variants in V8's form are read by readPlainMembers.
-	for _, name := range []string{"as V8 writes it", "no children", "positionTicks after", "deoptReason after", "line at int32's end", "column at int32's start"} {
+	for _, name := range []string{"as V8 writes it", "no children", "positionTicks after", "deoptReason after", "ticks", "line at int32's end", "column at int32's start"} {
 		var hits, misses int
 		plainCounts = func(h, m int) { hits, misses = h, m }
 		_, err := ParseBytes(plainDoc(variants[name]), Limits{})
