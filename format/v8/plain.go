@@ -24,7 +24,9 @@ import (
 // of a few bytes more. On the many-nodes shape the member-by-member loop
 // (a key scanned as a string and switched on, white space skipped before
 // every token, a call per value) was most of the node table's reading.
-// readPlainTick reads a positionTicks entry ({"line":5,"ticks":2}) so.
+// readPlainTick reads a positionTicks entry ({"line":5,"ticks":2}) so,
+// and readSavedMembers the nodes of a trace's ProfileChunk events, as
+// Chrome writes them and DevTools saves them.
 
 // plainNodes turns readPlainMembers on (a variable for tests, which read
 // without it).
@@ -44,7 +46,7 @@ func (p *parser) readPlainMembers(n *rawNode) bool {
 	i := int(s.Offset())
 	const id = `"id":`
 	if !hasAt(d, i, id) {
-		return false
+		return p.readSavedMembers(n, d, i)
 	}
 	v, i, ok := jsonscan.PlainInt(d, i+len(id))
 	if !ok {
@@ -176,6 +178,135 @@ func readPlainTick(s *jsonscan.Scanner, lt *profile.LineTick) bool {
 	lt.Line, lt.Ticks = int32(ln), t
 	s.SetOffset(int64(i + 1))
 	return true
+}
+
+// readSavedMembers is readPlainMembers for the form of the nodes of a
+// trace's ProfileChunk events, which DevTools also saves as a .cpuprofile
+// (large-profile.cpuprofile: 131 k nodes): members sorted by name, the
+// script id a number, no hit counts, parent links,
+//
+//	{"callFrame":{"codeType":"JS","columnNumber":5,"functionName":"f","lineNumber":4,"scriptId":3,"url":"a.js"},"id":2,"parent":1}
+//
+// with no line and column for the meta nodes ((root), (program)…).
+func (p *parser) readSavedMembers(n *rawNode, d []byte, i int) bool {
+	s := p.s
+	if !p.plainFrames() {
+		return false
+	}
+	i, ok := p.readSavedCallFrame(n, d, i)
+	if !ok {
+		p.plainMisses++
+		return false
+	}
+	p.plainHits++
+	s.SetOffset(int64(i))
+	const id, parent = `,"id":`, `,"parent":`
+	if !hasAt(d, i, id) {
+		return true
+	}
+	v, i, ok := jsonscan.PlainInt(d, i+len(id))
+	if !ok {
+		return true
+	}
+	n.id, n.hasID = v, true
+	s.SetOffset(int64(i))
+	if !hasAt(d, i, parent) {
+		return true
+	}
+	if v, i, ok = jsonscan.PlainInt(d, i+len(parent)); !ok {
+		return true
+	}
+	n.parent, n.hasParent = v, true
+	s.SetOffset(int64(i))
+	return true
+}
+
+// readSavedCallFrame is readPlainCallFrame for the callFrame member of
+// readSavedMembers' form, the node's first, at d[i].
+func (p *parser) readSavedCallFrame(n *rawNode, d []byte, i int) (int, bool) {
+	const (
+		callFrame = `"callFrame":{"codeType":"`
+		column    = `","columnNumber":`
+		nameAfter = `,"functionName":"`
+		name      = `","functionName":"`
+		line      = `","lineNumber":`
+		script    = `,"scriptId":`
+		scriptNL  = `","scriptId":` // after a name, with no line
+		url       = `,"url":"`
+	)
+	if !hasAt(d, i, callFrame) {
+		return i, false
+	}
+	a := i + len(callFrame)
+	b := jsonscan.PlainString(d, a)
+	if b < 0 {
+		return i, false
+	}
+	codeType := d[a:b]
+	ln, col := int64(-1), int64(-1)
+	var fn []byte
+	if hasAt(d, b, column) {
+		var ok bool
+		if col, b, ok = jsonscan.PlainInt(d, b+len(column)); !ok || col < math.MinInt32 || col > math.MaxInt32 || !hasAt(d, b, nameAfter) {
+			return i, false
+		}
+		a = b + len(nameAfter)
+		if b = jsonscan.PlainString(d, a); b < 0 || !hasAt(d, b, line) {
+			return i, false
+		}
+		fn = d[a:b]
+		if ln, b, ok = jsonscan.PlainInt(d, b+len(line)); !ok || ln < math.MinInt32 || ln > math.MaxInt32 || !hasAt(d, b, script) {
+			return i, false
+		}
+		b += len(script)
+	} else {
+		if !hasAt(d, b, name) {
+			return i, false
+		}
+		a = b + len(name)
+		if b = jsonscan.PlainString(d, a); b < 0 || !hasAt(d, b, scriptNL) {
+			return i, false
+		}
+		fn = d[a:b]
+		b += len(scriptNL)
+	}
+	// The script id: a number as it is written, or a plain string.
+	var sc []byte
+	if a = b; a < len(d) && d[a] == '"' {
+		if b = jsonscan.PlainString(d, a+1); b < 0 {
+			return i, false
+		}
+		sc, b = d[a+1:b], b+1
+	} else {
+		var ok bool
+		if _, b, ok = jsonscan.PlainInt(d, a); !ok {
+			return i, false
+		}
+		sc = d[a:b]
+	}
+	// The URL, which a trace's meta nodes go without.
+	var u []byte
+	switch {
+	case hasAt(d, b, url):
+		a = b + len(url)
+		if b = jsonscan.PlainString(d, a); b < 0 || !hasAt(d, b, `"}`) {
+			return i, false
+		}
+		u, b = d[a:b], b+2
+	case hasAt(d, b, "}"):
+		b++
+	default:
+		return i, false
+	}
+	// Interned in the order parseCallFrame meets them.
+	n.codeType = p.intern(codeType)
+	n.name = p.intern(fn)
+	n.script = p.internScript(sc)
+	if u != nil {
+		n.url = p.internURL(u, n.script)
+	}
+	n.line, n.col = int32(ln), int32(col)
+	return b, true
 }
 
 // hasAt reports whether d holds lit at offset i.

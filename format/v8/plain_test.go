@@ -24,6 +24,49 @@ func plainDoc(node string) []byte {
 		`"startTime":0,"endTime":100,"samples":[2,3,3],"timeDeltas":[1,2,3]}`)
 }
 
+// savedNode is a node as a trace's ProfileChunk holds it, and DevTools
+// saves it.
+const savedNode = `{"callFrame":{"codeType":"JS","columnNumber":5,"functionName":"f","lineNumber":4,"scriptId":3,"url":"file:///a.js"},"id":2,"parent":1}`
+
+// savedDoc is a profile of three nodes in that form, the second given.
+func savedDoc(node string) []byte {
+	return []byte("{\"nodes\": [\n  {\"callFrame\":{\"codeType\":\"other\",\"functionName\":\"(root)\",\"scriptId\":0,\"url\":\"\"},\"id\":1},\n  " +
+		node + ",\n  {\"callFrame\":{\"codeType\":\"JS\",\"columnNumber\":1,\"functionName\":\"g\",\"lineNumber\":9,\"scriptId\":3,\"url\":\"file:///a.js\"},\"id\":3,\"parent\":2}\n],\n" +
+		"\"startTime\": 0,\n\"endTime\": 100,\n\"samples\": [2,3,3],\n\"timeDeltas\": [1,2,3]}")
+}
+
+var savedVariants = map[string]string{
+	"as saved":                savedNode,
+	"no line and column":      strings.Replace(savedNode, `"columnNumber":5,"functionName":"f","lineNumber":4,`, `"functionName":"f",`, 1),
+	"no url":                  strings.Replace(savedNode, `,"url":"file:///a.js"`, ``, 1),
+	"string script id":        strings.Replace(savedNode, `"scriptId":3`, `"scriptId":"3"`, 1),
+	"no parent":               strings.Replace(savedNode, `,"parent":1`, ``, 1),
+	"column without line":     strings.Replace(savedNode, `"lineNumber":4,`, ``, 1),
+	"line without column":     strings.Replace(savedNode, `"columnNumber":5,`, ``, 1),
+	"script id fraction":      strings.Replace(savedNode, `"scriptId":3`, `"scriptId":3.5`, 1),
+	"script id negative":      strings.Replace(savedNode, `"scriptId":3`, `"scriptId":-3`, 1),
+	"script id null":          strings.Replace(savedNode, `"scriptId":3`, `"scriptId":null`, 1),
+	"script id escaped":       strings.Replace(savedNode, `"scriptId":3`, `"scriptId":"\u0033"`, 1),
+	"url escaped":             strings.Replace(savedNode, `"file:///a.js"`, `"file:\/\/\/a.js"`, 1),
+	"codeType escaped":        strings.Replace(savedNode, `"JS"`, `"J\u0053"`, 1),
+	"codeType null":           strings.Replace(savedNode, `"codeType":"JS"`, `"codeType":null`, 1),
+	"name escaped":            strings.Replace(savedNode, `"f"`, `"f\n"`, 1),
+	"line beyond int32":       strings.Replace(savedNode, `"lineNumber":4`, `"lineNumber":2147483648`, 1),
+	"column below int32":      strings.Replace(savedNode, `"columnNumber":5`, `"columnNumber":-2147483649`, 1),
+	"line null":               strings.Replace(savedNode, `"lineNumber":4`, `"lineNumber":null`, 1),
+	"string id":               strings.Replace(savedNode, `"id":2`, `"id":"2"`, 1),
+	"parent null":             strings.Replace(savedNode, `"parent":1`, `"parent":null`, 1),
+	"parent fraction":         strings.Replace(savedNode, `"parent":1`, `"parent":1.5`, 1),
+	"parent unknown":          strings.Replace(savedNode, `"parent":1`, `"parent":9`, 1),
+	"hitCount after":          strings.Replace(savedNode, `"parent":1}`, `"parent":1,"hitCount":3}`, 1),
+	"id twice":                strings.Replace(savedNode, `"parent":1}`, `"parent":1,"id":7}`, 1),
+	"extra call frame member": strings.Replace(savedNode, `"file:///a.js"}`, `"file:///a.js","x":1}`, 1),
+	"space in the call frame": strings.Replace(savedNode, `"url":`, `"url": `, 1),
+	"space after id":          strings.Replace(savedNode, `"id":2`, `"id": 2`, 1),
+	"keys reordered":          `{"id":2,"parent":1,"callFrame":{"functionName":"f","codeType":"JS","scriptId":3,"url":"file:///a.js","lineNumber":4,"columnNumber":5}}`,
+	"call frame not closed":   strings.Replace(savedNode, `"file:///a.js"},`, `"file:///a.js",`, 1),
+}
+
 // TestPlainNodes reads every .cpuprofile of testdata and the corpus, the
 // generated shapes, and nodes written in every way that V8's form allows
 // a reader to mistake (each member changed in turn: white space, escapes,
@@ -107,11 +150,16 @@ func TestPlainNodes(t *testing.T) {
 	for name, node := range variants {
 		docs = append(docs, doc{name, plainDoc(node)})
 	}
+	for name, node := range savedVariants {
+		docs = append(docs, doc{"saved: " + name, savedDoc(node)})
+	}
 	// The input cut after every byte of the node.
-	whole := plainDoc(plainNode)
-	at := bytes.Index(whole, []byte(plainNode))
-	for i := at; i <= at+len(plainNode); i++ {
-		docs = append(docs, doc{"cut", whole[:i]})
+	for _, node := range []string{plainNode, savedNode} {
+		whole := plainDoc(node)
+		at := bytes.Index(whole, []byte(node))
+		for i := at; i <= at+len(node); i++ {
+			docs = append(docs, doc{"cut", whole[:i]})
+		}
 	}
 	defer func(on bool, n int) { plainNodes, splitNodesBytes = on, n }(plainNodes, splitNodesBytes)
 	splitNodesBytes = 1 << 62 // one parser, whose counts tell
@@ -128,7 +176,20 @@ func TestPlainNodes(t *testing.T) {
 			t.Errorf("%s: the profile read plainly differs from the one read member by member", d.name)
 		}
 	}
-	// The variants in V8's form are read by readPlainMembers.
+	// The variants in V8's form (and DevTools' saved form) are read by
+	// readPlainMembers.
+	for _, name := range []string{"as saved", "no line and column", "no url", "string script id", "no parent"} {
+		var hits, misses int
+		plainCounts = func(h, m int) { hits, misses = h, m }
+		_, err := ParseBytes(savedDoc(savedVariants[name]), Limits{})
+		plainCounts = nil
+		if err != nil {
+			t.Fatalf("saved: %s: %v", name, err)
+		}
+		if hits != 3 || misses != 0 {
+			t.Errorf("saved: %s: %d call frames read plainly, %d not; want 3 and 0", name, hits, misses)
+		}
+	}
 	for _, name := range []string{"as V8 writes it", "no children", "positionTicks after", "deoptReason after", "ticks", "line at int32's end", "column at int32's start"} {
 		var hits, misses int
 		plainCounts = func(h, m int) { hits, misses = h, m }
@@ -153,6 +214,7 @@ func FuzzPlainNodes(f *testing.F) {
 		}
 	}
 	f.Add(plainDoc(plainNode))
+	f.Add(savedDoc(savedNode))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer func(on bool) { plainNodes = on }(plainNodes)
 		plainNodes = false
