@@ -111,7 +111,7 @@ type parser struct {
 	heapOff                 int64            // offset of the first selfSize of a node (a heap profile); 0 if none
 	heapPath                string           // its JSON path
 	lastURL                 profile.StringID // intern cache
-	plainHits, plainMisses  int              // call frames readPlainCallFrame read, and did not
+	plainHits, plainMisses  int              // call frames read plainly (plain.go), and not
 	// Intern caches for call frames (internScript, internURL): script ids
 	// by their number, and the URL last read after each script id.
 	scriptByNum []profile.StringID

@@ -33,7 +33,8 @@ import (
 var plainNodes = true
 
 // plainCounts, if not nil, is given the call frames a reading's parser
-// read with readPlainCallFrame and those it did not (for tests).
+// read with readPlainCallFrame or readSavedCallFrame and those it did not
+// (for tests).
 var plainCounts func(hits, misses int)
 
 // readPlainMembers reads the members of node n written as V8 writes them,
@@ -62,11 +63,7 @@ func (p *parser) readPlainMembers(n *rawNode) bool {
 		p.plainHits++
 		s.SetOffset(int64(i))
 	}
-	const hitCount = `,"hitCount":`
-	if !hasAt(d, i, hitCount) {
-		return true
-	}
-	if v, i, ok = jsonscan.PlainInt(d, i+len(hitCount)); !ok {
+	if v, i, ok = intAt(d, i, `,"hitCount":`); !ok {
 		return true
 	}
 	n.hit, n.hasHit = v, true
@@ -122,31 +119,24 @@ func (p *parser) readPlainCallFrame(n *rawNode, d []byte, i int) (int, bool) {
 		line      = `","lineNumber":`
 		column    = `,"columnNumber":`
 	)
-	if !hasAt(d, i, callFrame) {
+	name, b, ok := stringAt(d, i, callFrame)
+	if !ok {
 		return i, false
 	}
-	a := i + len(callFrame)
-	b := jsonscan.PlainString(d, a)
-	if b < 0 || !hasAt(d, b, scriptID) {
+	script, b, ok := stringAt(d, b, scriptID)
+	if !ok {
 		return i, false
 	}
-	name := d[a:b]
-	a = b + len(scriptID)
-	if b = jsonscan.PlainString(d, a); b < 0 || !hasAt(d, b, url) {
+	u, b, ok := stringAt(d, b, url)
+	if !ok {
 		return i, false
 	}
-	script := d[a:b]
-	a = b + len(url)
-	if b = jsonscan.PlainString(d, a); b < 0 || !hasAt(d, b, line) {
+	ln, b, ok := int32At(d, b, line)
+	if !ok {
 		return i, false
 	}
-	u := d[a:b]
-	ln, j, ok := jsonscan.PlainInt(d, b+len(line))
-	if !ok || ln < math.MinInt32 || ln > math.MaxInt32 || !hasAt(d, j, column) {
-		return i, false
-	}
-	col, j, ok := jsonscan.PlainInt(d, j+len(column))
-	if !ok || col < math.MinInt32 || col > math.MaxInt32 || d[j] != '}' {
+	col, j, ok := int32At(d, b, column)
+	if !ok || d[j] != '}' {
 		return i, false
 	}
 	n.name = p.intern(name)
@@ -164,14 +154,11 @@ func readPlainTick(s *jsonscan.Scanner, lt *profile.LineTick) bool {
 	const line, ticks = `{"line":`, `,"ticks":`
 	d := s.Raw(0, int64(s.Len()))
 	i := int(s.Offset())
-	if !hasAt(d, i, line) {
+	ln, i, ok := int32At(d, i, line)
+	if !ok || ln < 0 {
 		return false
 	}
-	ln, i, ok := jsonscan.PlainInt(d, i+len(line))
-	if !ok || ln < 0 || ln > math.MaxInt32 || !hasAt(d, i, ticks) {
-		return false
-	}
-	t, i, ok := jsonscan.PlainInt(d, i+len(ticks))
+	t, i, ok := intAt(d, i, ticks)
 	if !ok || d[i] != '}' {
 		return false
 	}
@@ -200,20 +187,13 @@ func (p *parser) readSavedMembers(n *rawNode, d []byte, i int) bool {
 	}
 	p.plainHits++
 	s.SetOffset(int64(i))
-	const id, parent = `,"id":`, `,"parent":`
-	if !hasAt(d, i, id) {
-		return true
-	}
-	v, i, ok := jsonscan.PlainInt(d, i+len(id))
+	v, i, ok := intAt(d, i, `,"id":`)
 	if !ok {
 		return true
 	}
 	n.id, n.hasID = v, true
 	s.SetOffset(int64(i))
-	if !hasAt(d, i, parent) {
-		return true
-	}
-	if v, i, ok = jsonscan.PlainInt(d, i+len(parent)); !ok {
+	if v, i, ok = intAt(d, i, `,"parent":`); !ok {
 		return true
 	}
 	n.parent, n.hasParent = v, true
@@ -234,51 +214,36 @@ func (p *parser) readSavedCallFrame(n *rawNode, d []byte, i int) (int, bool) {
 		scriptNL  = `","scriptId":` // after a name, with no line
 		url       = `,"url":"`
 	)
-	if !hasAt(d, i, callFrame) {
+	codeType, b, ok := stringAt(d, i, callFrame)
+	if !ok {
 		return i, false
 	}
-	a := i + len(callFrame)
-	b := jsonscan.PlainString(d, a)
-	if b < 0 {
-		return i, false
-	}
-	codeType := d[a:b]
 	ln, col := int64(-1), int64(-1)
 	var fn []byte
-	if hasAt(d, b, column) {
-		var ok bool
-		if col, b, ok = jsonscan.PlainInt(d, b+len(column)); !ok || col < math.MinInt32 || col > math.MaxInt32 || !hasAt(d, b, nameAfter) {
+	if c, j, ok := int32At(d, b, column); ok {
+		col = c
+		if fn, b, ok = stringAt(d, j, nameAfter); !ok {
 			return i, false
 		}
-		a = b + len(nameAfter)
-		if b = jsonscan.PlainString(d, a); b < 0 || !hasAt(d, b, line) {
-			return i, false
-		}
-		fn = d[a:b]
-		if ln, b, ok = jsonscan.PlainInt(d, b+len(line)); !ok || ln < math.MinInt32 || ln > math.MaxInt32 || !hasAt(d, b, script) {
+		if ln, b, ok = int32At(d, b, line); !ok || !hasAt(d, b, script) {
 			return i, false
 		}
 		b += len(script)
 	} else {
-		if !hasAt(d, b, name) {
+		if fn, b, ok = stringAt(d, b, name); !ok || !hasAt(d, b, scriptNL) {
 			return i, false
 		}
-		a = b + len(name)
-		if b = jsonscan.PlainString(d, a); b < 0 || !hasAt(d, b, scriptNL) {
-			return i, false
-		}
-		fn = d[a:b]
 		b += len(scriptNL)
 	}
 	// The script id: a number as it is written, or a plain string.
 	var sc []byte
-	if a = b; a < len(d) && d[a] == '"' {
+	if a := b; a < len(d) && d[a] == '"' {
 		if b = jsonscan.PlainString(d, a+1); b < 0 {
 			return i, false
 		}
 		sc, b = d[a+1:b], b+1
 	} else {
-		var ok bool
+		a := b
 		if _, b, ok = jsonscan.PlainInt(d, a); !ok {
 			return i, false
 		}
@@ -286,13 +251,13 @@ func (p *parser) readSavedCallFrame(n *rawNode, d []byte, i int) (int, bool) {
 	}
 	// The URL, which a trace's meta nodes go without.
 	var u []byte
+	hasURL := hasAt(d, b, url)
 	switch {
-	case hasAt(d, b, url):
-		a = b + len(url)
-		if b = jsonscan.PlainString(d, a); b < 0 || !hasAt(d, b, `"}`) {
+	case hasURL:
+		if u, b, ok = stringAt(d, b, url); !ok || !hasAt(d, b, `"}`) {
 			return i, false
 		}
-		u, b = d[a:b], b+2
+		b += 2
 	case hasAt(d, b, "}"):
 		b++
 	default:
@@ -302,11 +267,41 @@ func (p *parser) readSavedCallFrame(n *rawNode, d []byte, i int) (int, bool) {
 	n.codeType = p.intern(codeType)
 	n.name = p.intern(fn)
 	n.script = p.internScript(sc)
-	if u != nil {
+	if hasURL {
 		n.url = p.internURL(u, n.script)
 	}
 	n.line, n.col = int32(ln), int32(col)
 	return b, true
+}
+
+// intAt reads lit at d[i] and the plain integer after it (jsonscan.PlainInt):
+// the integer and the offset after it, or ok false.
+func intAt(d []byte, i int, lit string) (v int64, end int, ok bool) {
+	if !hasAt(d, i, lit) {
+		return 0, i, false
+	}
+	return jsonscan.PlainInt(d, i+len(lit))
+}
+
+// int32At is intAt for a value within int32 (a line or column).
+func int32At(d []byte, i int, lit string) (v int64, end int, ok bool) {
+	v, end, ok = intAt(d, i, lit)
+	return v, end, ok && v >= math.MinInt32 && v <= math.MaxInt32
+}
+
+// stringAt reads lit at d[i], which ends with a string's opening quote,
+// and the plain string after it (jsonscan.PlainString): its contents and
+// the offset of its closing quote, or ok false.
+func stringAt(d []byte, i int, lit string) (str []byte, end int, ok bool) {
+	if !hasAt(d, i, lit) {
+		return nil, i, false
+	}
+	a := i + len(lit)
+	b := jsonscan.PlainString(d, a)
+	if b < 0 {
+		return nil, i, false
+	}
+	return d[a:b], b, true
 }
 
 // hasAt reports whether d holds lit at offset i.

@@ -179,27 +179,35 @@ func TestPlainNodes(t *testing.T) {
 	// The variants in V8's form (and DevTools' saved form) are read by
 	// readPlainMembers.
 	for _, name := range []string{"as saved", "no line and column", "no url", "string script id", "no parent"} {
-		var hits, misses int
-		plainCounts = func(h, m int) { hits, misses = h, m }
-		_, err := ParseBytes(savedDoc(savedVariants[name]), Limits{})
-		plainCounts = nil
-		if err != nil {
-			t.Fatalf("saved: %s: %v", name, err)
-		}
-		if hits != 3 || misses != 0 {
-			t.Errorf("saved: %s: %d call frames read plainly, %d not; want 3 and 0", name, hits, misses)
-		}
+		checkReadPlainly(t, "saved: "+name, savedDoc(savedVariants[name]))
 	}
 	for _, name := range []string{"as V8 writes it", "no children", "positionTicks after", "deoptReason after", "ticks", "line at int32's end", "column at int32's start"} {
-		var hits, misses int
-		plainCounts = func(h, m int) { hits, misses = h, m }
-		_, err := ParseBytes(plainDoc(variants[name]), Limits{})
-		plainCounts = nil
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if hits != 3 || misses != 0 {
-			t.Errorf("%s: %d call frames read plainly, %d not; want 3 and 0", name, hits, misses)
+		checkReadPlainly(t, name, plainDoc(variants[name]))
+	}
+}
+
+// checkReadPlainly checks that the three call frames of data are read
+// plainly.
+func checkReadPlainly(t *testing.T, name string, data []byte) {
+	t.Helper()
+	var hits, misses int
+	plainCounts = func(h, m int) { hits, misses = h, m }
+	defer func() { plainCounts = nil }()
+	if _, err := ParseBytes(data, Limits{}); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if hits != 3 || misses != 0 {
+		t.Errorf("%s: %d call frames read plainly, %d not; want 3 and 0", name, hits, misses)
+	}
+}
+
+// addSmallProfiles adds testdata's .cpuprofiles of less than 64 KB to the
+// seed corpus of f.
+func addSmallProfiles(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join(proftest.RepoRoot(), "testdata", "node", "*.cpuprofile"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil && len(data) < 64<<10 {
+			f.Add(data)
 		}
 	}
 }
@@ -207,12 +215,7 @@ func TestPlainNodes(t *testing.T) {
 // FuzzPlainNodes checks that readPlainMembers reads any input as the
 // member-by-member loop does.
 func FuzzPlainNodes(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join(proftest.RepoRoot(), "testdata", "node", "*.cpuprofile"))
-	for _, p := range paths {
-		if data, err := os.ReadFile(p); err == nil && len(data) < 64<<10 {
-			f.Add(data)
-		}
-	}
+	addSmallProfiles(f)
 	f.Add(plainDoc(plainNode))
 	f.Add(savedDoc(savedNode))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -3,8 +3,6 @@ package v8
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -103,12 +101,7 @@ func TestSplitNodesSameResult(t *testing.T) {
 // FuzzSplitNodes checks that reading the node table in two halves gives
 // what reading it in order gives, on any input.
 func FuzzSplitNodes(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join(proftest.RepoRoot(), "testdata", "node", "*.cpuprofile"))
-	for _, p := range paths {
-		if data, err := os.ReadFile(p); err == nil && len(data) < 64<<10 {
-			f.Add(data)
-		}
-	}
+	addSmallProfiles(f)
 	f.Add([]byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"callFrame":{"functionName":"f"}}],"samples":[2],"timeDeltas":[1]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer func(n, m int, k int64) { splitNodesBytes, parallelTailBytes, sampleBraces = n, m, k }(splitNodesBytes, parallelTailBytes, sampleBraces)
