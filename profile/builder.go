@@ -124,23 +124,24 @@ func (b *Builder) indexFrames() {
 }
 
 func (b *Builder) classify(f Frame) FrameKind {
-	name := b.P.Strings[f.Name]
-	if len(name) > 0 && name[0] == '(' && f.URL == 0 {
-		switch name {
-		case "(root)", "(host)":
-			return KindRoot
-		case "(program)":
-			return KindProgram
-		case "(idle)":
-			return KindIdle
-		case "(garbage collector)", "(gc)":
-			return KindGC
-		}
+	// A frame with a URL is JS whatever its name: tested first, the name's
+	// bytes are not read (two cache misses a frame in a table of 40 k
+	// frames, a fifth of the many-nodes shape's nodes made in preorder).
+	if f.URL != 0 {
+		return KindJS
 	}
-	if f.URL == 0 {
-		if s := b.P.Strings[f.ScriptID]; s == "0" || s == "" {
-			return KindNative
-		}
+	switch b.P.Strings[f.Name] {
+	case "(root)", "(host)":
+		return KindRoot
+	case "(program)":
+		return KindProgram
+	case "(idle)":
+		return KindIdle
+	case "(garbage collector)", "(gc)":
+		return KindGC
+	}
+	if s := b.P.Strings[f.ScriptID]; s == "0" || s == "" {
+		return KindNative
 	}
 	return KindJS
 }
