@@ -1,6 +1,7 @@
 package calltree_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -147,22 +148,37 @@ func TestMergeByFunction(t *testing.T) {
 	}
 }
 
+// BenchmarkBuild times the trees of one thread (Build, from the samples
+// where it can): a generated profile, and the node-heavy shapes of
+// bench/shapes.sh at full size (genprofile's seed).
 func BenchmarkBuild(b *testing.B) {
-	data := proftest.LargeCPUProfile(1, 150_000, 150_000)
-	p, err := v8.ParseBytes(data, v8.Limits{})
-	if err != nil {
-		b.Fatal(err)
+	run := func(b *testing.B, data []byte) {
+		p, err := v8.ParseBytes(data, v8.Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tl, err := calls.NewTimeline(p, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		var n int
+		for b.Loop() {
+			n = calltree.Build(tl).Calls
+		}
+		b.ReportMetric(float64(n), "calls/op")
 	}
-	tl, err := calls.NewTimeline(p, 0)
-	if err != nil {
-		b.Fatal(err)
+	b.Run("generated", func(b *testing.B) { run(b, proftest.LargeCPUProfile(1, 150_000, 150_000)) })
+	for _, name := range []string{"typescript", "many-nodes"} {
+		b.Run(name, func(b *testing.B) {
+			sh, _ := proftest.ShapeByName(name)
+			var buf bytes.Buffer
+			if err := proftest.WriteShapedCPUProfile(&buf, sh, 1, 1); err != nil {
+				b.Fatal(err)
+			}
+			run(b, buf.Bytes())
+		})
 	}
-	b.ReportAllocs()
-	var n int
-	for b.Loop() {
-		n = calltree.Build(tl).Calls
-	}
-	b.ReportMetric(float64(n), "calls/op")
 }
 
 // Lines derives a tree's path costs on first use (a tree made from the

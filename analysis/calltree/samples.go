@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/jsprof/jsprof/analysis/calls"
+	"github.com/jsprof/jsprof/internal/pages"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -78,6 +79,13 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	// back before the trees (§5i) the order matters less: sized exactly
 	// after the items instead, the peak did not change.
 	topDown := make([]Node, 1, nn+nn/8+64)
+	if splitSamples(n, nn) == 0 {
+		// Its pages, fresh from the system (the CLI gave the free heap
+		// back after reading, docs/performance.md §5i), are faulted in on
+		// the idle core while this one passes over the samples: as many
+		// as there are model nodes, about the nodes made.
+		go pages.Populate(pages.Bytes(topDown[:nn]))
+	}
 
 	// One pass over the samples: self time and first sample per node, call
 	// counts as differences, and the GC samples' parents. A long run of

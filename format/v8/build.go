@@ -206,6 +206,9 @@ func (p *parser) appendThread(th profile.Thread) error {
 	newID := make([]profile.NodeID, n) // thread-local ids
 	order := make([]int32, 0, n)
 	prof.Nodes = jsonscan.Room(prof.Nodes, n)
+	// The table's fresh pages are faulted in on the idle core while the
+	// walk below fills them on this one.
+	go pages.Populate(pages.Bytes(prof.Nodes[len(prof.Nodes) : len(prof.Nodes)+n]))
 	type frame struct{ node, next int32 }
 	stack := []frame{{0, kidStart[0]}}
 	state[0] = nodeOnPath

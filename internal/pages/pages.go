@@ -1,5 +1,6 @@
 // Package pages gives the whole pages of a consumed array back to the
-// system while the array is still allocated.
+// system while the array is still allocated, and faults in those of an
+// array about to be filled.
 //
 // A Go array is freed whole, when nothing refers to it. A reader that has
 // moved what it still needs to the front of a large pointer-free array
@@ -32,4 +33,35 @@ func Discard(b []byte) {
 		return
 	}
 	discard(b[start-lo : end-lo])
+}
+
+// minPopulate is the smallest stretch worth faulting in ahead.
+const minPopulate = 1 << 20
+
+// Populate faults in the whole pages within b ahead of their first write
+// (nothing for less than minPopulate bytes, or where the system has no
+// such call): b must lie in a pointer-free Go object whose contents are
+// not changed by it. A fresh large array's pages are not resident until
+// written; the fault of each (and its zeroing by the kernel) is then paid
+// by the loop that fills it. Called on an idle core while the caller
+// does other work, it moves that cost off the caller's.
+func Populate(b []byte) {
+	if len(b) < minPopulate {
+		return
+	}
+	ps := uintptr(pageSize)
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := (lo + ps - 1) &^ (ps - 1)
+	end := (lo + uintptr(len(b))) &^ (ps - 1)
+	if end <= start {
+		return
+	}
+	populate(b[start-lo : end-lo])
+}
+
+// Bytes returns the memory of s as bytes, for Discard and Populate: s's
+// element type must hold no pointers.
+func Bytes[T any](s []T) []byte {
+	var t T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(t)))
 }

@@ -7,3 +7,5 @@ import "os"
 var pageSize = os.Getpagesize()
 
 func discard([]byte) {}
+
+func populate([]byte) {}

@@ -70,3 +70,14 @@ func TestDiscardSmall(t *testing.T) {
 		}
 	}
 }
+
+// Bytes covers a slice's elements exactly.
+func TestBytes(t *testing.T) {
+	s := make([]struct{ a, b int32 }, 10, 20)
+	if got := len(Bytes(s)); got != 80 {
+		t.Errorf("len(Bytes) = %d, want 80", got)
+	}
+	if got := len(Bytes(s[:0])); got != 0 {
+		t.Errorf("len(Bytes) of an empty slice = %d", got)
+	}
+}
