@@ -198,7 +198,7 @@ func (b *TreeBuilder) Finish() *Tree {
 	for n := 1; n < len(td); n++ {
 		td[n].Func = used[td[n].Func]
 	}
-	t.addFuncs()
+	t.addFuncs(t.outermost())
 
 	return t
 }

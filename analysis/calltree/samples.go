@@ -204,6 +204,10 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		kids = make([]int32, len(items)+1)
 	}
 	self[0] = 0 // a sample at the root opens no call
+	// Which model nodes are their function's outermost on their path, found
+	// on the idle core while this one makes the top-down nodes below.
+	outerDone := make(chan []bool, 1)
+	go func() { outerDone <- modelOutermost(p, base, par) }()
 	t := newTreeWith(p, tl.Thread, self, pathCosts{})
 	t.samplePaths = &samplePaths{gc: gc}
 	t.scanKids = true
@@ -247,8 +251,108 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	for c := nodes[0].FirstChild; c >= 0; c = nodes[c].NextSibling {
 		nodes[0].Total += nodes[c].Total
 	}
-	t.addFuncs()
+	t.addFuncs(t.sampleOutermost(<-outerDone, gcs))
 	return t
+}
+
+// modelOutermost returns, per model node of a thread whose nodes are in
+// depth-first preorder (par: each one's parent), whether no proper
+// ancestor's frame is of the same function (profile.FunctionKey); nil when
+// the nodes are not in preorder. The top-down node a model node is opened
+// as has the same path of functions, so the same answer: what
+// Tree.outermost finds by walking the top-down tree (5 ms of the
+// many-nodes shape's trees), found here from the model nodes in order.
+func modelOutermost(p *profile.Profile, base profile.NodeID, par []int32) []bool {
+	nn := len(par)
+	// Functions are numbered here as met (classes): by frame, then by
+	// name, as most names are one function's; a map only for the names of
+	// several (a map of every function was 4 MB of the many-nodes shape's
+	// trees, at a quarter of their time).
+	frameClass := make([]int32, len(p.Frames)) // class+1
+	byName := make([]int32, len(p.Strings))    // class+1 of the name's one function; −1: several
+	var classFrame []profile.FrameID           // a frame of each class
+	var several map[profile.FunctionKey]int32  // the classes of names of several
+	classOf := func(x int32) int32 {
+		f := p.Nodes[base+profile.NodeID(x)].Frame
+		if c := frameClass[f]; c > 0 {
+			return c - 1
+		}
+		k := p.FunctionKey(f)
+		c := byName[k.Name] - 1
+		switch {
+		case c >= 0 && p.FunctionKey(classFrame[c]) == k:
+		case c == -1: // the name's first function
+			c = int32(len(classFrame))
+			classFrame = append(classFrame, f)
+			byName[k.Name] = c + 1
+		default:
+			if c >= 0 { // the name's second function
+				if several == nil {
+					several = map[profile.FunctionKey]int32{}
+				}
+				several[p.FunctionKey(classFrame[c])] = c
+				byName[k.Name] = -1
+			}
+			var ok bool
+			if c, ok = several[k]; !ok {
+				c = int32(len(classFrame))
+				classFrame = append(classFrame, f)
+				several[k] = c
+			}
+		}
+		frameClass[f] = c + 1
+		return c
+	}
+	outer := make([]bool, nn)
+	var count []int32                  // open nodes per class
+	stack := make([]int32, 1, 64)      // the path to the node at hand, from the root
+	stackClass := make([]int32, 1, 64) // their classes (the root's unused)
+	for x := int32(1); x < int32(nn); x++ {
+		q := par[x]
+		for len(stack) > 1 && stack[len(stack)-1] != q {
+			count[stackClass[len(stack)-1]]--
+			stack, stackClass = stack[:len(stack)-1], stackClass[:len(stackClass)-1]
+		}
+		if stack[len(stack)-1] != q {
+			return nil // not in preorder
+		}
+		c := classOf(x)
+		if int(c) == len(count) {
+			count = append(count, 0)
+		}
+		outer[x] = count[c] == 0
+		count[c]++
+		stack, stackClass = append(stack, x), append(stackClass, c)
+	}
+	return outer
+}
+
+// sampleOutermost is Tree.outermost for a tree made from the samples,
+// from modelOutermost's answer for the model nodes (nil: walk the tree):
+// a top-down node opened from a model node takes that node's answer, a GC
+// node made for GC samples alone (gcs) is found by walking up its path.
+func (t *Tree) sampleOutermost(model []bool, gcs map[int32]*gcAt) []bool {
+	if model == nil {
+		return t.outermost()
+	}
+	td := t.TopDown
+	res := make([]bool, len(td))
+	for x, nd := range t.sampleTD {
+		if nd > 0 {
+			res[nd] = model[x]
+		}
+	}
+	for g := range gcs {
+		nd := t.gcTD[g]
+		res[nd] = true
+		for a := td[nd].Parent; a > 0; a = td[a].Parent {
+			if td[a].Func == td[nd].Func {
+				res[nd] = false
+				break
+			}
+		}
+	}
+	return res
 }
 
 // splitSamples returns where fromSamples splits n samples of nn nodes to
@@ -433,9 +537,8 @@ var sortByCounting = func(samples, items int) bool { return samples <= 8*items+1
 
 // addFuncs adds each top-down node's self time and calls to its function,
 // and its total when it is the outermost node of its function on its path.
-func (t *Tree) addFuncs() {
+func (t *Tree) addFuncs(outer []bool) {
 	td := t.TopDown
-	outer := t.outermost()
 	for n := 1; n < len(td); n++ {
 		f := &t.Funcs[td[n].Func]
 		f.Self += td[n].Self

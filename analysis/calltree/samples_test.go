@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,7 +78,7 @@ func TestSamplesMatchWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	inputs = append(inputs, input{"root samples", p})
-	threads, fast, gcSplits := 0, 0, 0
+	threads, fast, gcSplits, preorder := 0, 0, 0, 0
 	for _, in := range inputs {
 		for th := range in.p.Threads {
 			tl, err := calls.NewTimeline(in.p, profile.ThreadID(th))
@@ -91,7 +92,19 @@ func TestSamplesMatchWalk(t *testing.T) {
 			}
 			fast++
 			walk := buildWalk(tl)
-			compareTrees(t, name, fromSamples(tl, false, 0, 0), walk)
+			fs := fromSamples(tl, false, 0, 0)
+			compareTrees(t, name, fs, walk)
+			// The outermost nodes from the model nodes, as from the tree.
+			// (Threads read from Firefox's tables are not in preorder:
+			// their trees are walked, and compared above all the same.)
+			if model := modelOutermost(in.p, profile.NodeID(in.p.Threads[th].Nodes.Start), tl.Parent); model != nil {
+				preorder++
+				if got, want := fs.sampleOutermost(model, gcsOf(tl)), fs.outermost(); !slices.Equal(got, want) {
+					t.Errorf("%s: outermost from the model nodes differs from the tree's", name)
+				}
+			} else if strings.HasSuffix(in.name, ".cpuprofile") {
+				t.Errorf("%s: a .cpuprofile's nodes not in preorder", name)
+			}
 			// The nodes' order both ways: by counting and by comparing.
 			orig := sortByCounting
 			for _, counting := range []bool{false, true} {
@@ -122,7 +135,10 @@ func TestSamplesMatchWalk(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d threads; %d tree-shaped, compared whole and in 3 windows, and split in halves (%d split after GC samples)", threads, fast, gcSplits)
+	t.Logf("%d threads; %d tree-shaped, compared whole and in 3 windows, and split in halves (%d split after GC samples); %d in preorder", threads, fast, gcSplits, preorder)
+	if preorder < fast/2 {
+		t.Errorf("%d of %d tree-shaped threads in preorder", preorder, fast)
+	}
 	if gcSplits == 0 {
 		t.Error("no thread split after a GC sample")
 	}
@@ -132,6 +148,70 @@ func TestSamplesMatchWalk(t *testing.T) {
 }
 
 var defaultSplit = splitSamples
+
+// gcsOf returns the GC samples of tl by the node they are stacked on.
+func gcsOf(tl *calls.Timeline) map[int32]*gcAt {
+	prev, gcParent := stateAt(tl, 0)
+	end, _ := tl.WalkEnd()
+	return scanSamples(tl, false, 0, 0, end, 0, tl.Len(), prev, gcParent).gcs
+}
+
+// modelOutermost answers from the model nodes when they are in preorder,
+// and nil otherwise (the tree is then walked).
+func TestModelOutermost(t *testing.T) {
+	const doc = `{"nodes":[
+		{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":""},"children":[2,4]},
+		{"id":2,"callFrame":{"functionName":"a","scriptId":"1","url":"u"},"children":[3]},
+		{"id":3,"callFrame":{"functionName":"a","scriptId":"1","url":"u"},"children":[5]},
+		{"id":4,"callFrame":{"functionName":"b","scriptId":"1","url":"u"}},
+		{"id":5,"callFrame":{"functionName":"b","scriptId":"1","url":"u"}}],
+	 "startTime":0,"endTime":100,"samples":[3,4,5],"timeDeltas":[10,10,10]}`
+	p, err := format.Parse([]byte(doc), format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := calls.NewTimeline(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := modelOutermost(p, 0, tl.Parent)
+	// Preorder: (root), a, a (nested), b (under the inner a), b (at the
+	// top). The root is no function's (Tree.outermost leaves it false).
+	if want := []bool{false, true, false, true, true}; !slices.Equal(got, want) {
+		t.Errorf("outermost %v, want %v", got, want)
+	}
+	for x := range p.Nodes[1:] {
+		if name := p.Strings[p.Frames[p.Nodes[x+1].Frame].Name]; name != []string{"a", "a", "b", "b"}[x] {
+			t.Fatalf("node %d is %q: not the preorder this test assumes", x+1, name)
+		}
+	}
+	// Functions of one name (lines 1 and 2), and a frame of the first
+	// again under the second, and of the second under both.
+	const sameName = `{"nodes":[
+		{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":""},"children":[2]},
+		{"id":2,"callFrame":{"functionName":"a","scriptId":"1","url":"u","lineNumber":1},"children":[3]},
+		{"id":3,"callFrame":{"functionName":"a","scriptId":"1","url":"u","lineNumber":2},"children":[4]},
+		{"id":4,"callFrame":{"functionName":"a","scriptId":"1","url":"u","lineNumber":1,"codeType":"JS"},"children":[5]},
+		{"id":5,"callFrame":{"functionName":"a","scriptId":"1","url":"u","lineNumber":2,"codeType":"JS"}}],
+	 "startTime":0,"endTime":100,"samples":[5],"timeDeltas":[10]}`
+	if p, err = format.Parse([]byte(sameName), format.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if tl, err = calls.NewTimeline(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Frames) != 5 {
+		t.Fatalf("%d frames, want 5 (the codeTypes make two more)", len(p.Frames))
+	}
+	if got, want := modelOutermost(p, 0, tl.Parent), []bool{false, true, true, false, false}; !slices.Equal(got, want) {
+		t.Errorf("outermost %v, want %v (functions of one name)", got, want)
+	}
+	// A parent that is not on the path (node 4's parent after node 3's
+	// subtree was left): not preorder.
+	if got := modelOutermost(p, 0, []int32{-1, 0, 1, 0, 2}); got != nil {
+		t.Errorf("outermost %v for nodes out of preorder, want nil", got)
+	}
+}
 
 // span3 is a third of the thread's time.
 func span3(tl *calls.Timeline) profile.Time { return (tl.End - tl.Times.At(0)) / 3 }
