@@ -81,9 +81,9 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	topDown := make([]Node, 1, nn+nn/8+64)
 	if splitSamples(n, nn) == 0 {
 		// Its pages, fresh from the system (the CLI gave the free heap
-		// back after reading, docs/performance.md §5i), are faulted in on
-		// the idle core while this one passes over the samples: as many
-		// as there are model nodes, about the nodes made.
+		// back after reading, docs/performance.md §5i), are faulted in
+		// on the idle core while this one passes over the samples (§5l):
+		// as many as there are model nodes, about the nodes made.
 		go pages.Populate(pages.Bytes(topDown[:nn]))
 	}
 
@@ -261,7 +261,8 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 // the nodes are not in preorder. The top-down node a model node is opened
 // as has the same path of functions, so the same answer: what
 // Tree.outermost finds by walking the top-down tree (5 ms of the
-// many-nodes shape's trees), found here from the model nodes in order.
+// many-nodes shape's trees), found here from the model nodes in order
+// (docs/performance.md §5l).
 func modelOutermost(p *profile.Profile, base profile.NodeID, par []int32) []bool {
 	nn := len(par)
 	// Functions are numbered here as met (classes): by frame, then by
