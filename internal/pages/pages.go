@@ -22,17 +22,21 @@ const minDiscard = 1 << 20
 // a pointer-free Go object (or in memory outside the Go heap) whose
 // contents there the caller no longer needs: they become zeros.
 func Discard(b []byte) {
-	if len(b) < minDiscard {
-		return
+	if w := wholePages(b); len(b) >= minDiscard && len(w) > 0 {
+		discard(w)
 	}
+}
+
+// wholePages returns the whole pages within b (nil if none).
+func wholePages(b []byte) []byte {
 	ps := uintptr(pageSize)
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	start := (lo + ps - 1) &^ (ps - 1)
 	end := (lo + uintptr(len(b))) &^ (ps - 1)
 	if end <= start {
-		return
+		return nil
 	}
-	discard(b[start-lo : end-lo])
+	return b[start-lo : end-lo]
 }
 
 // minPopulate is the smallest stretch worth faulting in ahead.
@@ -46,17 +50,9 @@ const minPopulate = 1 << 20
 // by the loop that fills it. Called on an idle core while the caller
 // does other work, it moves that cost off the caller's.
 func Populate(b []byte) {
-	if len(b) < minPopulate {
-		return
+	if w := wholePages(b); len(b) >= minPopulate && len(w) > 0 {
+		populate(w)
 	}
-	ps := uintptr(pageSize)
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	start := (lo + ps - 1) &^ (ps - 1)
-	end := (lo + uintptr(len(b))) &^ (ps - 1)
-	if end <= start {
-		return
-	}
-	populate(b[start-lo : end-lo])
 }
 
 // Bytes returns the memory of s as bytes, for Discard and Populate: s's
