@@ -14,9 +14,13 @@ import (
 // corpus, generated shapes, and broken variants (a bad number in each
 // array, a missing bracket, the arrays first, other members last) with the
 // arrays read ahead in parallel and in order: the profiles, or the errors,
-// must be the same. go test -race checks the goroutines.
+// must be the same, and the same again with the node table read in two
+// halves beside the arrays' goroutines. go test -race checks the
+// goroutines.
 func TestTailArraysSameResult(t *testing.T) {
-	defer func(n int) { parallelTailBytes = n }(parallelTailBytes)
+	defer func(n, m int) { parallelTailBytes, splitNodesBytes = n, m }(parallelTailBytes, splitNodesBytes)
+	defaultSplitNodes := splitNodesBytes
+	taken0 := splitTaken.Load()
 	var docs []struct {
 		name string
 		data []byte
@@ -72,6 +76,15 @@ func TestTailArraysSameResult(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the profile read ahead differs from the one read in order", d.name)
 		}
+		// The node table in two halves, beside the arrays read ahead.
+		splitNodesBytes = 1
+		got, gerr = ParseBytes(d.data, Limits{})
+		splitNodesBytes = defaultSplitNodes
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Errorf("%s: error %v read ahead and in halves, %v in order", d.name, gerr, werr)
+		} else if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the profile read ahead and in halves differs from the one read in order", d.name)
+		}
 		compared++
 		if tail := (&parser{}).readTailArrays(d.data); tail.samples.at >= 0 && tail.deltas.at >= 0 {
 			tail.wait()
@@ -82,6 +95,9 @@ func TestTailArraysSameResult(t *testing.T) {
 	t.Logf("%d inputs, %d with both arrays found at the end; %d arrays taken read ahead", compared, ahead, taken)
 	if taken < int64(ahead) {
 		t.Errorf("%d arrays taken read ahead, want at least %d", taken, ahead)
+	}
+	if halves := splitTaken.Load() - taken0; halves < int64(len(docs)/2) {
+		t.Errorf("%d of %d inputs read in two halves", halves, len(docs))
 	}
 	if ahead < len(docs)/2 {
 		t.Errorf("only %d of %d inputs had their arrays found at the end", ahead, len(docs))
