@@ -138,8 +138,11 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		// given back, the trees take fresh pages only for what they hold,
 		// and the process peaks at the larger of the two phases, not near
 		// their sum (docs/performance.md §5i: many-nodes' peak −17%,
-		// typescript's −10%, for 10% and 5% of their time).
-		debug.FreeOSMemory()
+		// typescript's −10%, for 10% and 5% of their time). On a goroutine:
+		// the collection and the release run on the other core while this
+		// one makes the timeline, which was idle then (§5l: many-nodes
+		// and large-profile −3.7%, the peak unchanged).
+		go debug.FreeOSMemory()
 	}
 	l := &loaded{name: name, sess: s, profile: s.Profile}
 	ths, err := s.Select(sel)
