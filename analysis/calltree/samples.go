@@ -205,9 +205,14 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	}
 	self[0] = 0 // a sample at the root opens no call
 	// Which model nodes are their function's outermost on their path, found
-	// on the idle core while this one makes the top-down nodes below.
+	// on the idle core while this one makes the top-down nodes below; for a
+	// tree of many nodes only (modelOutermostNodes).
 	outerDone := make(chan []bool, 1)
-	go func() { outerDone <- modelOutermost(p, base, par) }()
+	if nn >= modelOutermostNodes && len(p.Strings) <= 4*nn {
+		go func() { outerDone <- modelOutermost(p, base, par) }()
+	} else {
+		outerDone <- nil // the tree is walked
+	}
 	t := newTreeWith(p, tl.Thread, self, pathCosts{})
 	t.samplePaths = &samplePaths{gc: gc}
 	t.scanKids = true
@@ -254,6 +259,14 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	t.addFuncs(t.sampleOutermost(<-outerDone, gcs))
 	return t
 }
+
+// modelOutermostNodes is the size of thread from which fromSamples finds
+// the outermost nodes with modelOutermost, whose tables (a slot per frame
+// and per string of the profile) are made for each tree: a trace's
+// threads (up to some 16 k nodes, in a profile of many strings) were 3%
+// slower with them (wrong-main-frame-bug, shift-attribution), and a small
+// tree is walked in no time. A variable for tests.
+var modelOutermostNodes = 32 << 10
 
 // modelOutermost returns, per model node of a thread whose nodes are in
 // depth-first preorder (par: each one's parent), whether no proper

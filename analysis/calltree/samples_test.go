@@ -78,6 +78,10 @@ func TestSamplesMatchWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	inputs = append(inputs, input{"root samples", p})
+	// The outermost nodes found from the model nodes for every tree, not
+	// only large ones.
+	defer func(n int) { modelOutermostNodes = n }(modelOutermostNodes)
+	modelOutermostNodes = 0
 	threads, fast, gcSplits, preorder := 0, 0, 0, 0
 	for _, in := range inputs {
 		for th := range in.p.Threads {
