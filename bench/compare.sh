@@ -155,25 +155,41 @@ measure() { # measure ERRFILE CMD...
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) printf "%.3f", v[(NR + 1) / 2]; else printf "%.3f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 maxof() { sort -g | tail -n 1; }
 
-# bench_tool NAME CMD... -> prints "median_s peak_rss_kb", or "FAIL" if a run fails
-bench_tool() {
-  local name="$1"; shift
-  local times=() rss=() i
+# bench_pair: runs jsprof (summary) and the engine on $input in turn, RUNS
+# times each, and sets J_RESULT and E_RESULT to "median_s peak_rss_kb", or
+# "FAIL" if a run fails. In turn, not one tool's runs and then the other's:
+# the machine's speed drifts over minutes (the engine's time on one file
+# varied 2.3–5 s over a day), and runs side by side see the same drift.
+bench_pair() {
+  local jt=() jr=() et=() er=() i
+  J_RESULT="" E_RESULT=""
   for ((i = 0; i < runs; i++)); do
     # The input back in the page cache before each run: this machine's
     # host takes cached pages back within a minute, and a run that reads
     # from the disk measures the disk.
-    cat "$input" >/dev/null
-    if ! measure "$tmp/$name.err" "$@"; then
-      echo "compare.sh: $name failed: $*" >&2
-      sed -n '1,20p' "$tmp/$name.err" >&2
-      echo FAIL
-      return 0
+    if [[ -z "$J_RESULT" ]]; then
+      cat "$input" >/dev/null
+      if measure "$tmp/jsprof.err" "$jsprof" summary "$input"; then
+        jt+=("$WALL") jr+=("$RSS_KB")
+      else
+        echo "compare.sh: jsprof failed: $jsprof summary $input" >&2
+        sed -n '1,20p' "$tmp/jsprof.err" >&2
+        J_RESULT=FAIL
+      fi
     fi
-    times+=("$WALL")
-    rss+=("$RSS_KB")
+    if [[ -z "$E_RESULT" ]]; then
+      cat "$input" >/dev/null
+      if measure "$tmp/engine.err" "${engine[@]}" "$input" --mode min --no-entries; then
+        et+=("$WALL") er+=("$RSS_KB")
+      else
+        echo "compare.sh: engine failed: ${engine[*]} $input" >&2
+        sed -n '1,20p' "$tmp/engine.err" >&2
+        E_RESULT=FAIL
+      fi
+    fi
   done
-  echo "$(printf '%s\n' "${times[@]}" | median) $(printf '%s\n' "${rss[@]}" | maxof)"
+  [[ -n "$J_RESULT" ]] || J_RESULT="$(printf '%s\n' "${jt[@]}" | median) $(printf '%s\n' "${jr[@]}" | maxof)"
+  [[ -n "$E_RESULT" ]] || E_RESULT="$(printf '%s\n' "${et[@]}" | median) $(printf '%s\n' "${er[@]}" | maxof)"
 }
 
 display_name() {
@@ -190,7 +206,7 @@ display_name() {
 
 echo "jsprof: $jsprof"
 echo "engine: node tools/oracle/dump-profile-calls.mjs FILE --mode min --no-entries ($(node --version))"
-echo "runs: $runs (median wall time of the whole process), peak RSS via $rss_tool"
+echo "runs: $runs each, jsprof and the engine in turn (median wall time of the whole process), peak RSS via $rss_tool"
 printf '%-58s %9s %10s %10s %9s %11s %9s %11s\n' \
   file raw_MB jsprof_s engine_s ratio jsprof_RSS RSS/size engine_RSS
 failed=0
@@ -206,8 +222,9 @@ for f in "${files[@]}"; do
   bytes=$(wc -c <"$input")
 
   j_s=FAIL j_rss="" e_s=FAIL e_rss=""
-  read -r j_s j_rss <<<"$(bench_tool jsprof "$jsprof" summary "$input")" || true
-  read -r e_s e_rss <<<"$(bench_tool engine "${engine[@]}" "$input" --mode min --no-entries)" || true
+  bench_pair
+  read -r j_s j_rss <<<"$J_RESULT" || true
+  read -r e_s e_rss <<<"$E_RESULT" || true
 
   awk -v name="$(display_name "$f")" -v bytes="$bytes" -v js="$j_s" -v jr="${j_rss:-}" \
       -v es="$e_s" -v er="${e_rss:-}" 'BEGIN {
