@@ -263,9 +263,9 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 // modelOutermostNodes is the size of thread from which fromSamples finds
 // the outermost nodes with modelOutermost, whose tables (a slot per frame
 // and per string of the profile) are made for each tree: a trace's
-// threads (up to some 16 k nodes, in a profile of many strings) were 3%
-// slower with them (wrong-main-frame-bug, shift-attribution), and a small
-// tree is walked in no time. A variable for tests.
+// threads (up to some 16 k nodes, in a profile of many strings) would pay
+// for them at every tree, and a small tree is walked in no time. A
+// variable for tests.
 var modelOutermostNodes = 32 << 10
 
 // modelOutermost returns, per model node of a thread whose nodes are in
