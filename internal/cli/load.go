@@ -138,10 +138,10 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		// given back, the trees take fresh pages only for what they hold,
 		// and the process peaks at the larger of the two phases, not near
 		// their sum (docs/performance.md §5i: many-nodes' peak −17%,
-		// typescript's −10%, for 10% and 5% of their time). On a goroutine:
-		// the collection and the release run on the other core while this
-		// one makes the timeline, which was idle then (§5l: many-nodes
-		// and large-profile −3.7%, the peak unchanged).
+		// typescript's −10%, for 10% and 5% of their time). On a goroutine,
+		// so that the collection and the release run on the other core,
+		// idle then, while this one makes the timeline (§5l: typescript
+		// −4.0%, large-profile −3.0 to −3.8%, the peak unchanged).
 		go debug.FreeOSMemory()
 	}
 	l := &loaded{name: name, sess: s, profile: s.Profile}
