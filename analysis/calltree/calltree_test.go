@@ -1,7 +1,6 @@
 package calltree_test
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -170,14 +169,7 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	b.Run("generated", func(b *testing.B) { run(b, proftest.LargeCPUProfile(1, 150_000, 150_000)) })
 	for _, name := range []string{"typescript", "many-nodes"} {
-		b.Run(name, func(b *testing.B) {
-			sh, _ := proftest.ShapeByName(name)
-			var buf bytes.Buffer
-			if err := proftest.WriteShapedCPUProfile(&buf, sh, 1, 1); err != nil {
-				b.Fatal(err)
-			}
-			run(b, buf.Bytes())
-		})
+		b.Run(name, func(b *testing.B) { run(b, proftest.ShapeBytes(b, name)) })
 	}
 }
 

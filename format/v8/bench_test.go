@@ -1,7 +1,6 @@
 package v8_test
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/jsprof/jsprof/format/v8"
@@ -40,13 +39,6 @@ func BenchmarkParse(b *testing.B) {
 	})
 	// The shapes of bench/shapes.sh at full size (genprofile's seed).
 	for _, name := range []string{"typescript", "many-nodes", "samples-heavy"} {
-		b.Run(name, func(b *testing.B) {
-			sh, _ := proftest.ShapeByName(name)
-			var buf bytes.Buffer
-			if err := proftest.WriteShapedCPUProfile(&buf, sh, 1, 1); err != nil {
-				b.Fatal(err)
-			}
-			benchParse(b, buf.Bytes())
-		})
+		b.Run(name, func(b *testing.B) { benchParse(b, proftest.ShapeBytes(b, name)) })
 	}
 }

@@ -2,10 +2,12 @@ package proftest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"strconv"
+	"testing"
 )
 
 // A Shape is a kind of real-world .cpuprofile that stresses a different part
@@ -281,4 +283,19 @@ func RepeatSamples(w io.Writer, nodesJSON []byte, startTime int64, samples, delt
 		err = bw.Flush()
 	}
 	return int(reps) * len(samples), err
+}
+
+// ShapeBytes returns the .cpuprofile of the named shape at full size, as
+// genprofile writes it (seed 1): what bench/shapes.sh times.
+func ShapeBytes(tb testing.TB, name string) []byte {
+	tb.Helper()
+	sh, ok := ShapeByName(name)
+	if !ok {
+		tb.Fatalf("no shape %q", name)
+	}
+	var buf bytes.Buffer
+	if err := WriteShapedCPUProfile(&buf, sh, 1, 1); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
 }
