@@ -8,7 +8,6 @@ import (
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
 	"github.com/jsprof/jsprof/format/v8"
-	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -144,32 +143,6 @@ func TestMergeByFunction(t *testing.T) {
 	}
 	if kids := calltree.Children(tr.TopDown, 0, calltree.ByTotal); len(kids) != 2 || tr.TopDown[kids[0]].Calls != 2 {
 		t.Errorf("top-level nodes %v", kids)
-	}
-}
-
-// BenchmarkBuild times the trees of one thread (Build, from the samples
-// where it can): a generated profile, and the node-heavy shapes of
-// bench/shapes.sh at full size (genprofile's seed).
-func BenchmarkBuild(b *testing.B) {
-	run := func(b *testing.B, data []byte) {
-		p, err := v8.ParseBytes(data, v8.Limits{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		tl, err := calls.NewTimeline(p, 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		var n int
-		for b.Loop() {
-			n = calltree.Build(tl).Calls
-		}
-		b.ReportMetric(float64(n), "calls/op")
-	}
-	b.Run("generated", func(b *testing.B) { run(b, proftest.LargeCPUProfile(1, 150_000, 150_000)) })
-	for _, name := range []string{"typescript", "many-nodes"} {
-		b.Run(name, func(b *testing.B) { run(b, proftest.ShapeBytes(b, name)) })
 	}
 }
 

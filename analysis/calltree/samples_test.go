@@ -153,6 +153,40 @@ func TestSamplesMatchWalk(t *testing.T) {
 
 var defaultSplit = splitSamples
 
+// BenchmarkBuild times the trees of one thread (Build, from the samples
+// where it can): a generated profile, and the node-heavy shapes of
+// bench/shapes.sh at full size (genprofile's seed).
+func BenchmarkBuild(b *testing.B) {
+	run := func(b *testing.B, data []byte) {
+		_, tl := timelineOf(b, data)
+		b.ReportAllocs()
+		var n int
+		for b.Loop() {
+			n = Build(tl).Calls
+		}
+		b.ReportMetric(float64(n), "calls/op")
+	}
+	b.Run("generated", func(b *testing.B) { run(b, proftest.LargeCPUProfile(1, 150_000, 150_000)) })
+	for _, name := range []string{"typescript", "many-nodes"} {
+		b.Run(name, func(b *testing.B) { run(b, proftest.ShapeBytes(b, name)) })
+	}
+}
+
+// timelineOf reads a profile and returns it with its first thread's
+// timeline.
+func timelineOf(t testing.TB, data []byte) (*profile.Profile, *calls.Timeline) {
+	t.Helper()
+	p, err := format.Parse(data, format.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := calls.NewTimeline(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, tl
+}
+
 // gcsOf returns the GC samples of tl by the node they are stacked on.
 func gcsOf(tl *calls.Timeline) map[int32]*gcAt {
 	prev, gcParent := stateAt(tl, 0)
@@ -170,14 +204,7 @@ func TestModelOutermost(t *testing.T) {
 		{"id":4,"callFrame":{"functionName":"b","scriptId":"1","url":"u"}},
 		{"id":5,"callFrame":{"functionName":"b","scriptId":"1","url":"u"}}],
 	 "startTime":0,"endTime":100,"samples":[3,4,5],"timeDeltas":[10,10,10]}`
-	p, err := format.Parse([]byte(doc), format.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := calls.NewTimeline(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, tl := timelineOf(t, []byte(doc))
 	got := modelOutermost(p, 0, tl.Parent)
 	// Preorder: (root), a, a (nested), b (under the inner a), b (at the
 	// top). The root is no function's (Tree.outermost leaves it false).
@@ -198,12 +225,7 @@ func TestModelOutermost(t *testing.T) {
 		{"id":4,"callFrame":{"functionName":"a","scriptId":"1","url":"u","lineNumber":1,"codeType":"JS"},"children":[5]},
 		{"id":5,"callFrame":{"functionName":"a","scriptId":"1","url":"u","lineNumber":2,"codeType":"JS"}}],
 	 "startTime":0,"endTime":100,"samples":[5],"timeDeltas":[10]}`
-	if p, err = format.Parse([]byte(sameName), format.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if tl, err = calls.NewTimeline(p, 0); err != nil {
-		t.Fatal(err)
-	}
+	p, tl = timelineOf(t, []byte(sameName))
 	if len(p.Frames) != 5 {
 		t.Fatalf("%d frames, want 5 (the codeTypes make two more)", len(p.Frames))
 	}
@@ -358,14 +380,7 @@ func TestSamplesZigzagLinear(t *testing.T) {
 	}
 	b.WriteString(`],"timeDeltas":[` + strings.TrimSuffix(strings.Repeat("10,", n), ",") + `]}`)
 	data := []byte(b.String())
-	p, err := format.Parse(data, format.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := calls.NewTimeline(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tl := timelineOf(t, data)
 	var tree *Tree
 	fuzzcheck.Speed(t, data, func() { tree = fromSamples(tl, false, 0, 0) })
 	if tree == nil {
