@@ -353,8 +353,8 @@ type compactNode struct {
 func (p *parser) compact(frameOf []int32) []compactNode {
 	raw := p.nodes
 	p.nodes = nil
-	const rawSize, size = int(unsafe.Sizeof(rawNode{})), int(unsafe.Sizeof(compactNode{}))
-	whole := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(raw))), cap(raw)*rawSize)
+	const size = int(unsafe.Sizeof(compactNode{}))
+	whole := pages.Bytes(raw[:cap(raw)])
 	nodes := unsafe.Slice((*compactNode)(unsafe.Pointer(unsafe.SliceData(raw))), len(raw))
 	for i := range raw {
 		rn := raw[i] // a copy: node 0's bytes are written over

@@ -44,11 +44,12 @@ const minPopulate = 1 << 20
 
 // Populate faults in the whole pages within b ahead of their first write
 // (nothing for less than minPopulate bytes, or where the system has no
-// such call): b must lie in a pointer-free Go object (or in memory outside
-// the Go heap), whose contents it does not change. A fresh large array's pages are not resident until
-// written; the fault of each (and its zeroing by the kernel) is then paid
-// by the loop that fills it. Called on an idle core while the caller
-// does other work, it moves that cost off the caller's.
+// such call): b must lie in a pointer-free Go object (or in memory
+// outside the Go heap), whose contents it does not change. A fresh large
+// array's pages are not resident until written; the fault of each (and
+// its zeroing by the kernel) is then paid by the loop that fills it.
+// Called on an idle core while the caller does other work, it moves that
+// cost off the caller's.
 func Populate(b []byte) {
 	if w := wholePages(b); len(b) >= minPopulate && len(w) > 0 {
 		populate(w)
