@@ -9,6 +9,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/gctune"
+	"github.com/jsprof/jsprof/internal/pages"
 )
 
 func main() {
@@ -20,6 +21,10 @@ func main() {
 	// collected 13–25 times (internal/gctune). Process-wide tuning belongs
 	// here, not in the library.
 	gctune.Floor(25, 12<<20)
+	// The packages' initialisers have paged in most of the binary (7 MB of
+	// it; a hello-world holds 1.5 MB): given back, only what this command
+	// runs is mapped again (internal/pages, docs/performance.md §5m).
+	pages.ReleaseExecutable()
 	// Ctrl-C cancels the context: reading and analyses stop, and Run exits
 	// with 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
