@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/gctune"
@@ -25,6 +26,13 @@ func main() {
 	// it; a hello-world holds 1.5 MB): given back, only what this command
 	// runs is mapped again (internal/pages, docs/performance.md §5m).
 	pages.ReleaseExecutable()
+	// The runtime records the stack of an allocation every 512 KB for the
+	// heap profile, which only JSPROF_DEBUG_HEAPPROFILE writes; each record
+	// walks the stack through the binary's pc tables, paged in 64 KB at a
+	// time (docs/performance.md §5m).
+	if os.Getenv("JSPROF_DEBUG_HEAPPROFILE") == "" {
+		runtime.MemProfileRate = 0
+	}
 	// Ctrl-C cancels the context: reading and analyses stop, and Run exits
 	// with 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
