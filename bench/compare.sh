@@ -233,7 +233,7 @@ for f in "${files[@]}"; do
     # "×" is appended after padding: awk may count bytes, and it is two in UTF-8
     ratio = (jok && eok && js > 0) ? sprintf("%8.1f×", es / js) : sprintf("%9s", "-")
     jrss = jok ? sprintf("%.1f", jr * 1024 / 1e6) : "-"
-    rs = (jok && mb > 0) ? sprintf("%8.1f×", (jr * 1024 / 1e6) / mb) : sprintf("%9s", "-")
+    rs = (jok && mb > 0) ? sprintf("%8.2f×", (jr * 1024 / 1e6) / mb) : sprintf("%9s", "-")
     erss = eok ? sprintf("%.1f", er * 1024 / 1e6) : "-"
     printf "%-58s %9.2f %10s %10s %s %11s %s %11s\n", name, mb, js, es, ratio, jrss, rs, erss
   }'
