@@ -13,4 +13,9 @@ package pages
 // where a hello-world holds 1.5 MB. Given back once the initialisers have
 // run and again at a phase's end, only what the rest of the run touches
 // is mapped again (docs/performance.md §5m).
+//
+// Pages that were written are not the file's, and dropping them would
+// lose what was written: a debugger's breakpoints, a uprobe's. Nothing is
+// given back while the process is traced, or when any page of the
+// mappings is a private copy (/proc/self/pagemap).
 func ReleaseExecutable() { releaseExecutable() }

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"reflect"
 	"strconv"
@@ -20,11 +21,54 @@ func releaseExecutable() {
 	if err != nil {
 		return
 	}
-	for _, m := range readOnlyImage(maps, reflect.ValueOf(releaseExecutable).Pointer()) {
+	ms := readOnlyImage(maps, reflect.ValueOf(releaseExecutable).Pointer())
+	// Nor may it drop pages something wrote (uprobes write their
+	// breakpoints so, and a tracer that has detached leaves its own).
+	if w, err := written(ms); err != nil || w {
+		return
+	}
+	for _, m := range ms {
 		// A private file mapping's pages that were never written are
 		// the page cache's: dropping them from this mapping loses nothing.
 		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, m.lo, m.hi-m.lo, syscall.MADV_DONTNEED)
 	}
+}
+
+// written reports whether any resident page of the mappings is a private
+// copy rather than the file's page, from /proc/self/pagemap: an entry of
+// 8 bytes a page, bit 63 set if the page is present, bit 61 if it is a
+// file page (or shared anonymous memory).
+func written(ms []mapping) (bool, error) {
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	ps := uintptr(pageSize)
+	var buf []byte
+	for _, m := range ms {
+		n := int((m.hi - m.lo + ps - 1) / ps)
+		buf = append(buf[:0], make([]byte, 8*n)...)
+		if _, err := f.ReadAt(buf, int64(m.lo/ps)*8); err != nil {
+			return false, err
+		}
+		if privatePages(buf) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// privatePages reports whether pagemap entries hold a present page that
+// is not a file page.
+func privatePages(entries []byte) bool {
+	for i := 0; i+8 <= len(entries); i += 8 {
+		e := binary.LittleEndian.Uint64(entries[i:])
+		if e&(1<<63) != 0 && e&(1<<61) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // mapping is a stretch of address space, [lo, hi).

@@ -3,12 +3,16 @@ package pages
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"unsafe"
 )
 
 func TestReadOnlyImage(t *testing.T) {
@@ -91,4 +95,52 @@ func mappingRssKB(t *testing.T, pc uintptr) int {
 	}
 	t.Fatalf("no smaps entry holds pc %x", pc)
 	return 0
+}
+
+// written tells a private file mapping's page that was written (as a
+// debugger's breakpoint or a uprobe is) from those read only.
+func TestWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "image")
+	if err := os.WriteFile(path, bytes.Repeat([]byte{7}, 64<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := syscall.Mmap(int(f.Fd()), 0, 64<<10, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(b)
+	var sum int
+	for i := 0; i < len(b); i += pageSize { // every page read, none written
+		sum += int(b[i])
+	}
+	m := []mapping{{uintptr(unsafe.Pointer(&b[0])), uintptr(unsafe.Pointer(&b[0])) + uintptr(len(b))}}
+	if w, err := written(m); err != nil || w {
+		t.Fatalf("pages read only: written %v, %v (sum %d)", w, err, sum)
+	}
+	b[5*pageSize+3] = 9 // a private copy of page 5
+	if w, err := written(m); err != nil || !w {
+		t.Fatalf("a page written: written %v, %v", w, err)
+	}
+}
+
+func TestPrivatePages(t *testing.T) {
+	entry := func(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+	file, private, absent := entry(1<<63|1<<61|42), entry(1<<63|42), entry(0)
+	for _, c := range []struct {
+		entries [][]byte
+		want    bool
+	}{
+		{[][]byte{file, absent, file}, false},
+		{[][]byte{absent, private}, true},
+		{nil, false},
+	} {
+		if got := privatePages(bytes.Join(c.entries, nil)); got != c.want {
+			t.Errorf("%x: got %v, want %v", c.entries, got, c.want)
+		}
+	}
 }
