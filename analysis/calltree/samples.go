@@ -84,7 +84,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 		// back after reading, docs/performance.md §5i), are faulted in
 		// on the idle core while this one passes over the samples (§5l):
 		// as many as there are model nodes, about the nodes made.
-		go pages.Populate(pages.Bytes(topDown[:nn]))
+		pages.PopulateAhead(pages.Bytes(topDown[:nn]))
 	}
 
 	// One pass over the samples: self time and first sample per node, call

@@ -208,7 +208,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 	prof.Nodes = jsonscan.Room(prof.Nodes, n)
 	// The table's fresh pages are faulted in on the idle core while the
 	// walk below fills them on this one.
-	go pages.Populate(pages.Bytes(prof.Nodes[len(prof.Nodes) : len(prof.Nodes)+n]))
+	pages.PopulateAhead(pages.Bytes(prof.Nodes[len(prof.Nodes) : len(prof.Nodes)+n]))
 	type frame struct{ node, next int32 }
 	stack := []frame{{0, kidStart[0]}}
 	state[0] = nodeOnPath

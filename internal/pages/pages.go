@@ -56,6 +56,14 @@ func Populate(b []byte) {
 	}
 }
 
+// PopulateAhead is Populate on a goroutine of its own, started only when
+// b is long enough for Populate to do anything: the caller goes on at once.
+func PopulateAhead(b []byte) {
+	if len(b) >= minPopulate {
+		go Populate(b)
+	}
+}
+
 // Bytes returns the memory of s as bytes, for Discard and Populate: s's
 // element type must hold no pointers.
 func Bytes[T any](s []T) []byte {
