@@ -1,6 +1,7 @@
 // Package pages gives the whole pages of a consumed array back to the
-// system while the array is still allocated, and faults in those of an
-// array about to be filled.
+// system while the array is still allocated, faults in those of an array
+// about to be filled or asks huge pages for it, and gives back the pages
+// of the running executable's code and read-only data (ReleaseExecutable).
 //
 // A Go array is freed whole, when nothing refers to it. A reader that has
 // moved what it still needs to the front of a large pointer-free array
@@ -61,6 +62,34 @@ func Populate(b []byte) {
 func PopulateAhead(b []byte) {
 	if len(b) >= minPopulate {
 		go Populate(b)
+	}
+}
+
+// hugePage is the size of a transparent huge page (x86-64, arm64 with 4 KB
+// pages).
+const hugePage = 2 << 20
+
+// minHuge is the smallest array worth asking huge pages for: one whole
+// huge page lies within any stretch of twice its size.
+const minHuge = 2 * hugePage
+
+// Huge asks the system to back the whole huge pages within b with huge
+// pages as they are first touched (MADV_HUGEPAGE; nothing for less than
+// minHuge bytes, or where the system has no such call). b is an array
+// about to be filled from its start: a huge page is one fault where 512
+// small pages were 512, each with its own trip through the kernel's
+// fault path (docs/performance.md §5n). The advice holds for the memory
+// after the array is freed, and what the heap puts there later faults in
+// huge pages too; it changes no byte, and b may hold pointers.
+func Huge(b []byte) {
+	if len(b) < minHuge {
+		return
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := (lo + hugePage - 1) &^ (hugePage - 1)
+	end := (lo + uintptr(len(b))) &^ (hugePage - 1)
+	if end > start {
+		huge(b[start-lo : end-lo])
 	}
 }
 

@@ -22,3 +22,10 @@ func populate(b []byte) {
 	// faulted in as they are written.
 	_ = syscall.Madvise(b, madvPopulateWrite)
 }
+
+func huge(b []byte) {
+	// Only advice: the memory and its contents are unchanged, and where
+	// the system gives no huge pages (transparent_hugepage "never"), it
+	// is ignored.
+	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE)
+}

@@ -1,8 +1,13 @@
 package pages
 
 import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 )
 
 // Populate makes fresh pages resident without changing what any byte
@@ -44,4 +49,61 @@ func TestPopulateSmall(t *testing.T) {
 	if grew := rssKB() - before; grew > 512 {
 		t.Errorf("resident memory grew by %d KB for a stretch below minPopulate", grew)
 	}
+}
+
+// Huge marks the whole huge pages within an array for huge pages (the
+// smaps entry's VmFlags "hg"), and not the memory around them; where the
+// kernel has no transparent huge pages, it does nothing.
+func TestHuge(t *testing.T) {
+	const size = 16 << 20
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(b)
+	lo := uintptr(unsafe.Pointer(&b[0]))
+	inner := b[hugePage/2 : size-hugePage/2] // not aligned at either end
+	Huge(inner)
+	_, thpErr := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled")
+	first := (uintptr(unsafe.Pointer(&inner[0])) + hugePage - 1) &^ (hugePage - 1)
+	for _, c := range []struct {
+		addr uintptr
+		want bool
+	}{
+		{lo, false},            // before the first whole huge page
+		{first, thpErr == nil}, // the first whole huge page
+		{lo + size - 1, false}, // after the last
+	} {
+		if got := smapsFlag(t, c.addr, "hg"); got != c.want {
+			t.Errorf("address %#x (start %#x): hg %v, want %v (THP sysfs: %v)", c.addr, lo, got, c.want, thpErr)
+		}
+	}
+	b[0], b[size-1] = 1, 2 // still writable
+}
+
+// smapsFlag reports whether the /proc/self/smaps entry holding addr has
+// flag in its VmFlags.
+func smapsFlag(t *testing.T, addr uintptr, flag string) bool {
+	smaps, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := false
+	for _, line := range strings.Split(string(smaps), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if lo, hi, ok := strings.Cut(f[0], "-"); ok && !strings.HasSuffix(f[0], ":") {
+			l, err1 := strconv.ParseUint(lo, 16, 64)
+			h, err2 := strconv.ParseUint(hi, 16, 64)
+			in = err1 == nil && err2 == nil && uintptr(l) <= addr && addr < uintptr(h)
+			continue
+		}
+		if in && f[0] == "VmFlags:" {
+			return slices.Contains(f[1:], flag)
+		}
+	}
+	t.Fatalf("no smaps entry holds %#x", addr)
+	return false
 }

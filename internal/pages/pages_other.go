@@ -11,3 +11,5 @@ func discard([]byte) {}
 func populate([]byte) {}
 
 func releaseExecutable() {}
+
+func huge([]byte) {}
