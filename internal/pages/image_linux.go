@@ -45,10 +45,8 @@ func written(ms []mapping) (bool, error) {
 	}
 	defer f.Close()
 	ps := uintptr(pageSize)
-	var buf []byte
 	for _, m := range ms {
-		n := int((m.hi - m.lo + ps - 1) / ps)
-		buf = append(buf[:0], make([]byte, 8*n)...)
+		buf := make([]byte, 8*((m.hi-m.lo+ps-1)/ps))
 		if _, err := f.ReadAt(buf, int64(m.lo/ps)*8); err != nil {
 			return false, err
 		}

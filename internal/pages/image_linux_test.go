@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"os"
@@ -73,28 +72,12 @@ func TestReleaseExecutable(t *testing.T) {
 
 // mappingRssKB returns the Rss of the /proc/self/smaps entry holding pc.
 func mappingRssKB(t *testing.T, pc uintptr) int {
-	smaps, err := os.ReadFile("/proc/self/smaps")
+	f := smapsLine(t, pc, "Rss:")
+	n, err := strconv.Atoi(f[0])
 	if err != nil {
-		t.Skipf("no /proc/self/smaps: %v", err)
+		t.Fatalf("Rss: %v", f)
 	}
-	in := false
-	sc := bufio.NewScanner(bytes.NewReader(smaps))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) > 0 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
-			lo, hi, _ := strings.Cut(f[0], "-")
-			l, _ := strconv.ParseUint(lo, 16, 64)
-			h, _ := strconv.ParseUint(hi, 16, 64)
-			in = uintptr(l) <= pc && pc < uintptr(h)
-			continue
-		}
-		if in && len(f) >= 2 && f[0] == "Rss:" {
-			n, _ := strconv.Atoi(f[1])
-			return n
-		}
-	}
-	t.Fatalf("no smaps entry holds pc %x", pc)
-	return 0
+	return n
 }
 
 // written tells a private file mapping's page that was written (as a

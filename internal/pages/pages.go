@@ -80,7 +80,7 @@ const minHuge = 2 * hugePage
 // small pages were 512, each with its own trip through the kernel's
 // fault path (docs/performance.md §5n). The advice holds for the memory
 // after the array is freed, and what the heap puts there later faults in
-// huge pages too; it changes no byte, and b may hold pointers.
+// huge pages too; it changes no byte.
 func Huge(b []byte) {
 	if len(b) < minHuge {
 		return
@@ -93,8 +93,8 @@ func Huge(b []byte) {
 	}
 }
 
-// Bytes returns the memory of s as bytes, for Discard and Populate: s's
-// element type must hold no pointers.
+// Bytes returns the memory of s as bytes, for Discard, Populate and Huge:
+// s's element type must hold no pointers.
 func Bytes[T any](s []T) []byte {
 	var t T
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(t)))

@@ -84,6 +84,12 @@ func TestHuge(t *testing.T) {
 // smapsFlag reports whether the /proc/self/smaps entry holding addr has
 // flag in its VmFlags.
 func smapsFlag(t *testing.T, addr uintptr, flag string) bool {
+	return slices.Contains(smapsLine(t, addr, "VmFlags:"), flag)
+}
+
+// smapsLine returns the fields after key (such as "Rss:") of the line that
+// starts with it in the /proc/self/smaps entry holding addr.
+func smapsLine(t *testing.T, addr uintptr, key string) []string {
 	smaps, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
 		t.Fatal(err)
@@ -100,10 +106,10 @@ func smapsFlag(t *testing.T, addr uintptr, flag string) bool {
 			in = err1 == nil && err2 == nil && uintptr(l) <= addr && addr < uintptr(h)
 			continue
 		}
-		if in && f[0] == "VmFlags:" {
-			return slices.Contains(f[1:], flag)
+		if in && f[0] == key {
+			return f[1:]
 		}
 	}
-	t.Fatalf("no smaps entry holds %#x", addr)
-	return false
+	t.Fatalf("no %s line in the smaps entry holding %#x", key, addr)
+	return nil
 }
