@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -17,11 +18,7 @@ func releaseExecutable() {
 	if err != nil || traced(status) {
 		return
 	}
-	maps, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return
-	}
-	ms := readOnlyImage(maps, reflect.ValueOf(releaseExecutable).Pointer())
+	ms := imageMappings()
 	// Nor may it drop pages something wrote (uprobes write their
 	// breakpoints so, and a tracer that has detached leaves its own).
 	if w, err := written(ms); err != nil || w {
@@ -33,6 +30,16 @@ func releaseExecutable() {
 		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, m.lo, m.hi-m.lo, syscall.MADV_DONTNEED)
 	}
 }
+
+// imageMappings is readOnlyImage of this process's maps, found once: the
+// executable's mappings stay where they are (nil if /proc is not there).
+var imageMappings = sync.OnceValue(func() []mapping {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return nil
+	}
+	return readOnlyImage(maps, reflect.ValueOf(readOnlyImage).Pointer())
+})
 
 // written reports whether any resident page of the mappings is a private
 // copy rather than the file's page, from /proc/self/pagemap: an entry of
@@ -91,13 +98,11 @@ func readOnlyImage(maps []byte, pc uintptr) []mapping {
 		if len(f) < 6 || string(f[4]) == "0" { // anonymous memory has inode 0
 			continue
 		}
-		los, his, ok := bytes.Cut(f[0], []byte{'-'})
-		lo, err1 := strconv.ParseUint(string(los), 16, 64)
-		hi, err2 := strconv.ParseUint(string(his), 16, 64)
-		if !ok || err1 != nil || err2 != nil || hi <= lo {
+		m, ok := addressRange(f[0])
+		if !ok {
 			continue
 		}
-		ln := line{mapping{uintptr(lo), uintptr(hi)}, bytes.IndexByte(f[1], 'w') >= 0, string(f[3]) + " " + string(f[4])}
+		ln := line{m, bytes.IndexByte(f[1], 'w') >= 0, string(f[3]) + " " + string(f[4])}
 		if ln.m.lo <= pc && pc < ln.m.hi {
 			file = ln.file
 		}
@@ -113,6 +118,18 @@ func readOnlyImage(maps []byte, pc uintptr) []mapping {
 		}
 	}
 	return ms
+}
+
+// addressRange reads the "lo-hi" (hexadecimal) that starts a line of
+// /proc/self/maps or smaps.
+func addressRange(f []byte) (mapping, bool) {
+	los, his, ok := bytes.Cut(f, []byte{'-'})
+	lo, err1 := strconv.ParseUint(string(los), 16, 64)
+	hi, err2 := strconv.ParseUint(string(his), 16, 64)
+	if !ok || err1 != nil || err2 != nil || hi <= lo {
+		return mapping{}, false
+	}
+	return mapping{uintptr(lo), uintptr(hi)}, true
 }
 
 // traced reports whether the text of /proc/self/status names a tracer

@@ -29,11 +29,14 @@ func Discard(b []byte) {
 }
 
 // wholePages returns the whole pages within b (nil if none).
-func wholePages(b []byte) []byte {
-	ps := uintptr(pageSize)
+func wholePages(b []byte) []byte { return aligned(b, uintptr(pageSize)) }
+
+// aligned returns the whole blocks of size within b (a power of two), the
+// blocks starting at multiples of size (nil if none).
+func aligned(b []byte, size uintptr) []byte {
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	start := (lo + ps - 1) &^ (ps - 1)
-	end := (lo + uintptr(len(b))) &^ (ps - 1)
+	start := (lo + size - 1) &^ (size - 1)
+	end := (lo + uintptr(len(b))) &^ (size - 1)
 	if end <= start {
 		return nil
 	}
@@ -82,14 +85,8 @@ const minHuge = 2 * hugePage
 // after the array is freed, and what the heap puts there later faults in
 // huge pages too; it changes no byte.
 func Huge(b []byte) {
-	if len(b) < minHuge {
-		return
-	}
-	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	start := (lo + hugePage - 1) &^ (hugePage - 1)
-	end := (lo + uintptr(len(b))) &^ (hugePage - 1)
-	if end > start {
-		huge(b[start-lo : end-lo])
+	if w := aligned(b, hugePage); len(b) >= minHuge && len(w) > 0 {
+		huge(w)
 	}
 }
 

@@ -3,7 +3,6 @@ package pages
 import (
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -100,10 +99,8 @@ func smapsLine(t *testing.T, addr uintptr, key string) []string {
 		if len(f) == 0 {
 			continue
 		}
-		if lo, hi, ok := strings.Cut(f[0], "-"); ok && !strings.HasSuffix(f[0], ":") {
-			l, err1 := strconv.ParseUint(lo, 16, 64)
-			h, err2 := strconv.ParseUint(hi, 16, 64)
-			in = err1 == nil && err2 == nil && uintptr(l) <= addr && addr < uintptr(h)
+		if m, ok := addressRange([]byte(f[0])); ok {
+			in = m.lo <= addr && addr < m.hi
 			continue
 		}
 		if in && f[0] == key {
