@@ -14,11 +14,7 @@ import (
 // made: a Go array may reuse pages the runtime has zeroed, resident already.
 func TestPopulate(t *testing.T) {
 	const size = 32 << 20
-	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(b)
+	b := anonMemory(t, size)
 	b[5000] = 7 // a page written before
 	before := rssKB()
 	Populate(b[1:]) // not page-aligned
@@ -38,11 +34,7 @@ func TestPopulate(t *testing.T) {
 
 // Populate leaves a stretch shorter than minPopulate alone.
 func TestPopulateSmall(t *testing.T) {
-	b, err := syscall.Mmap(-1, 0, minPopulate, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(b)
+	b := anonMemory(t, minPopulate)
 	before := rssKB()
 	Populate(b[1:])
 	if grew := rssKB() - before; grew > 512 {
@@ -55,11 +47,7 @@ func TestPopulateSmall(t *testing.T) {
 // kernel has no transparent huge pages, it does nothing.
 func TestHuge(t *testing.T) {
 	const size = 16 << 20
-	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(b)
+	b := anonMemory(t, size)
 	lo := uintptr(unsafe.Pointer(&b[0]))
 	inner := b[hugePage/2 : size-hugePage/2] // not aligned at either end
 	Huge(inner)
@@ -109,4 +97,16 @@ func smapsLine(t *testing.T, addr uintptr, key string) []string {
 	}
 	t.Fatalf("no %s line in the smaps entry holding %#x", key, addr)
 	return nil
+}
+
+// anonMemory maps size bytes of private anonymous memory outside the Go
+// heap, unmapped when the test ends.
+func anonMemory(t *testing.T, size int) []byte {
+	t.Helper()
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Munmap(b) })
+	return b
 }
