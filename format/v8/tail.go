@@ -37,6 +37,7 @@ type tailArrays struct {
 // err are set.
 type tailArray struct {
 	at, end int64
+	elems   int  // its elements, counted while its '[' was searched for
 	vals    ints // samples in the narrowest width that holds them, deltas as readDeltas gives them
 	err     error
 	done    chan struct{}
@@ -61,6 +62,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			s.SetOffset(a.at)
 			s.Release, s.Drop = p.release, p.drop
 			s.SetReleaseFrom(a.at)
+			s.SetCount(a.at, a.elems)
 			a.vals, a.err = read(s)
 			a.end = s.Offset()
 		})
@@ -74,12 +76,14 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		// The array's '[': the last one before its ']'. Its elements are
 		// not checked here: the parser takes the array only if it reaches
 		// that member's value at that very offset, and then reading it from
-		// there is what the parser would do.
-		if i = jsonscan.LastIndexByte(data[:i], '['); i < 0 {
+		// there is what the parser would do. The array is counted on the
+		// way back, for its reader to size its slice, and the stretches
+		// passed over are given back (ArrayOpenBack).
+		open, elems := jsonscan.ArrayOpenBack(data, i, p.drop)
+		if open < 0 {
 			return t
 		}
-		open := i
-		i = jsonscan.SkipSpaceBack(data, i-1)
+		i = jsonscan.SkipSpaceBack(data, open-1)
 		if i < 0 || data[i] != ':' {
 			return t
 		}
@@ -99,13 +103,13 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			if t.samples.at >= 0 {
 				return t // a second samples member: the later one is read ahead
 			}
-			t.samples.at = int64(open)
+			t.samples.at, t.samples.elems = int64(open), elems
 			start(&t.samples, readIds)
 		case "timeDeltas":
 			if t.deltas.at >= 0 {
 				return t
 			}
-			t.deltas.at = int64(open)
+			t.deltas.at, t.deltas.elems = int64(open), elems
 			start(&t.deltas, readDeltas)
 		default:
 			return t

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/internal/proftest"
 )
 
@@ -101,5 +103,64 @@ func TestTailArraysSameResult(t *testing.T) {
 	}
 	if ahead < len(docs)/2 {
 		t.Errorf("only %d of %d inputs had their arrays found at the end", ahead, len(docs))
+	}
+}
+
+// TestTailArraysGivenBack reads a samples-heavy profile ahead with a drop
+// that records what it is given: the search for each array's '[', back
+// from its ']', gives back the stretches it passes over as it goes (from
+// the array's end down, every stretch but the '['s), before its reader
+// reads them again upward; and the profile is the one read without
+// dropping anything.
+func TestTailArraysGivenBack(t *testing.T) {
+	defer func(n int) { parallelTailBytes = n }(parallelTailBytes)
+	parallelTailBytes = 0
+	var buf bytes.Buffer
+	sh, _ := proftest.ShapeByName("samples-heavy")
+	if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.5, 3); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	want, err := ParseBytes(data, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var given [][2]int64 // in the order given
+	got, err := ParseMapped(data, Limits{}, nil, func(lo, hi int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		given = append(given, [2]int64{lo, hi})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the profile read with its arrays' stretches given back differs")
+	}
+	const r = jsonscan.ReleaseEvery
+	for _, key := range []string{`"samples":[`, `"timeDeltas":[`} {
+		open := int64(bytes.Index(data, []byte(key)) + len(key) - 1)
+		end := int64(bytes.IndexByte(data[open:], ']')) + open
+		if end-open < 3*r {
+			t.Fatalf("%s spans %d bytes, too few stretches to tell", key, end-open)
+		}
+		// The first stretches given back inside the array: the search's.
+		var first [][2]int64
+		for _, g := range given {
+			if g[0] > open && g[1] <= end {
+				first = append(first, g)
+			}
+		}
+		want := [][2]int64{{end &^ (r - 1), end}}
+		for lo := end&^(r-1) - r; lo > open; lo -= r {
+			want = append(want, [2]int64{lo, lo + r})
+		}
+		if len(first) > len(want) {
+			first = first[:len(want)]
+		}
+		if !reflect.DeepEqual(first, want) {
+			t.Errorf("%s [%d, %d]: first given back %v, want %v", key, open, end, first, want)
+		}
 	}
 }

@@ -869,6 +869,82 @@ func TestCountElemsDrop(t *testing.T) {
 	}
 }
 
+// TestArrayOpenBack finds arrays' '[' back from their ']' and counts them
+// as CountElems does, on small arrays of every form and on one of several
+// stretches, which it gives back from its end down to, not including, the
+// stretch holding the '['; and SetCount hands that count to CountElems at
+// that array only.
+func TestArrayOpenBack(t *testing.T) {
+	for _, doc := range []string{`[]`, `[1]`, `[ 1 , 2 ]`, `{"a":[3,-4,5e2,6]}`, `[[1,2],[3]]`, `x]`, `[1,[2,3]`, "[\n 7,\n8\n]"} {
+		end := strings.LastIndexByte(doc, ']')
+		open, elems := jsonscan.ArrayOpenBack([]byte(doc), end, nil)
+		want := strings.LastIndexByte(doc[:end], '[')
+		if open != want {
+			t.Errorf("%s: '[' at %d, want %d", doc, open, want)
+			continue
+		}
+		if open < 0 {
+			if elems != 0 {
+				t.Errorf("%s: %d elements without a '['", doc, elems)
+			}
+			continue
+		}
+		s := jsonscan.New([]byte(doc))
+		s.SetOffset(int64(open))
+		if err := s.BeginArray(); err != nil {
+			t.Fatal(err)
+		}
+		if n := s.CountElems(); elems != n && !strings.Contains(doc[open:end], "]") {
+			t.Errorf("%s: %d elements, CountElems %d", doc, elems, n)
+		}
+	}
+
+	var b strings.Builder
+	b.WriteString(`{"nodes":[],"samples":[`)
+	const n = 600_000 // "1234567," is 8 bytes: about 4.6 stretches
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("1234567")
+	}
+	b.WriteString(`]}`)
+	data := []byte(b.String())
+	end := bytes.LastIndexByte(data, ']')
+	var dropped [][2]int64
+	open, elems := jsonscan.ArrayOpenBack(data, end, func(lo, hi int64) { dropped = append(dropped, [2]int64{lo, hi}) })
+	if want := bytes.IndexByte(data, '[') + len(`[],"samples":[`) - 1; open != want || elems != n {
+		t.Fatalf("'[' at %d with %d elements, want %d with %d", open, elems, want, n)
+	}
+	to := int64(end)
+	for _, d := range dropped {
+		if d[1] != to || d[0]%jsonscan.ReleaseEvery != 0 || d[1]-d[0] > jsonscan.ReleaseEvery || d[0] <= int64(open) {
+			t.Errorf("dropped [%d, %d), want a stretch ending at %d, from a multiple of %d above %d", d[0], d[1], to, jsonscan.ReleaseEvery, open)
+		}
+		to = d[0]
+	}
+	if len(dropped) < 4 || to != int64(open)&^(jsonscan.ReleaseEvery-1)+jsonscan.ReleaseEvery {
+		t.Errorf("dropped %v, want every stretch down to the one holding %d", dropped, open)
+	}
+
+	s := jsonscan.New(data)
+	s.SetCount(int64(open), 12345)
+	s.SetOffset(int64(open))
+	if err := s.BeginArray(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.CountElems(); got != 12345 {
+		t.Errorf("CountElems after SetCount = %d, want the count set, 12345", got)
+	}
+	s.SetOffset(int64(bytes.IndexByte(data, '[')))
+	if err := s.BeginArray(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.CountElems(); got != 1 {
+		t.Errorf("CountElems of another array = %d, want its own count, 1", got)
+	}
+}
+
 // TestCountByteDrop checks CountByte against bytes.Count on ranges of
 // random data across stretches, and that with Drop set it gives back each
 // stretch after the first, whole and in order, and nothing outside the
