@@ -58,6 +58,13 @@ type Options struct {
 	// events-other-threads). The returned profile is the same either way:
 	// these threads are not analysed, only drawn (jsprof view).
 	Unsampled *[]EventThread
+	// EventsRead, if not nil, is called once the events are read, before
+	// the profiles are assembled from them. What the reader held to read
+	// them is garbage then (a large trace's parsed events, buffered
+	// between its two readers: megabytes), and the pages it took would be
+	// resident beside the profiles made next; the jsprof command gives the
+	// free heap back to the system there (docs/performance.md §5p).
+	EventsRead func()
 }
 
 // EventThread is a thread of a trace without a CPU profile, with the
@@ -114,6 +121,7 @@ func Parse(r io.Reader, opts Options) (*profile.Profile, error) {
 	if err := rd.run(); err != nil {
 		return nil, err
 	}
+	rd.eventsRead()
 	return rd.finish()
 }
 
@@ -150,6 +158,7 @@ func parseWhole(data []byte, opts Options, release func(lo, hi int64) error, dro
 	if err != nil {
 		return nil, err
 	}
+	rd.eventsRead()
 	return rd.finish()
 }
 
@@ -170,7 +179,15 @@ func newReader(opts Options) *reader {
 	rd.s.MaxDepth = jsonscan.DefaultMaxDepth
 	rd.keepArgs = opts.KeepArgs
 	rd.unsampled = opts.Unsampled
+	rd.onRead = opts.EventsRead
 	return rd
+}
+
+// eventsRead calls Options.EventsRead, if any, once the events are read.
+func (r *reader) eventsRead() {
+	if r.onRead != nil {
+		r.onRead()
+	}
 }
 
 // threadKey is a (pid, tid) pair of interned raw JSON tokens: 1 and "1" are
@@ -283,8 +300,10 @@ type reader struct {
 	args     map[int][]byte // event index → raw args (KeepArgs)
 	// unsampled receives the threads without a profile (Options.Unsampled).
 	unsampled *[]EventThread
-	open      []openB
-	nEvents   int // array elements seen
+	// onRead is Options.EventsRead.
+	onRead  func()
+	open    []openB
+	nEvents int // array elements seen
 
 	// Deferred events. Reading whole input without Options.Unsampled, the
 	// events of a thread that no Profile or CpuProfile event has named

@@ -67,18 +67,23 @@ var splitTaken atomic.Int64
 // with pid, tid and id copied out of the input (applying most events then
 // reads nothing of the input again, whose pages the worker has given
 // back).
+//
+// The fields go from the widest to the narrowest, which leaves no padding
+// between them: 72 bytes an event, where the order they were written in
+// took 80. The parsed events waiting between the two readers are most of
+// a large trace's memory while it is read (some 5–7 MB of cls-no-nav's).
 type segEvent struct {
 	start        int64 // offset of its '{'
+	ts, dur      float64
+	traceID      int64
 	n            int32 // its length in bytes
 	args0, args1 int32
 	name, cat    profile.StringID // the worker's strings
-	ts, dur      float64
-	traceID      int64
-	ids          int32 // offset of pid, tid and id in segment.ids (block·idBlock + offset)
-	pidN, tidN   uint16
-	idN          uint16
+	ids          int32            // offset of pid, tid and id in segment.ids (block·idBlock + offset)
 	badTimes     int32
 	pre          int32 // 1 + its index in published.pres, if read ahead
+	pidN, tidN   uint16
+	idN          uint16
 	ph           byte
 	flags        uint8
 }

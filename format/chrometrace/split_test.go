@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/jsprof/jsprof/internal/fuzzcheck"
 	"github.com/jsprof/jsprof/internal/input"
@@ -207,4 +209,58 @@ func FuzzSplitEvents(f *testing.F) {
 			t.Fatal(diff)
 		}
 	})
+}
+
+// TestEventsRead reads a generated trace streamed (Parse) and whole on two
+// cores (ParseBytes) with Options.EventsRead set to what the jsprof command
+// sets it to (the free heap given back): it is called once, and the
+// profile is the one read without it; it is not called when the events
+// array is broken.
+func TestEventsRead(t *testing.T) {
+	defer func(n int) { splitEventsBytes = n }(splitEventsBytes)
+	splitEventsBytes = 0
+	var gen bytes.Buffer
+	if _, _, err := proftest.WriteLargeTrace(&gen, 2, 100_000); err != nil {
+		t.Fatal(err)
+	}
+	data := gen.Bytes()
+	broken := bytes.Replace(data, []byte(`{"`), []byte(`{x"`), 5000)
+	want, err := ParseBytes(data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsers := map[string]func([]byte, Options) (*profile.Profile, error){
+		"streamed": func(d []byte, o Options) (*profile.Profile, error) { return Parse(bytes.NewReader(d), o) },
+		"whole":    ParseBytes,
+	}
+	for name, parse := range parsers {
+		calls := 0
+		opts := Options{EventsRead: func() {
+			calls++
+			debug.FreeOSMemory()
+		}}
+		got, err := parse(data, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 1 {
+			t.Errorf("%s: called %d times", name, calls)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the profile differs with EventsRead set", name)
+		}
+		calls = 0
+		if _, err := parse(broken, opts); err == nil || calls != 0 {
+			t.Errorf("%s, broken: error %v, called %d times", name, err, calls)
+		}
+	}
+}
+
+// TestSegEventSize keeps the parsed event that waits between a large
+// trace's two readers at 72 bytes: its fields in an order that pads them
+// took 80, and those events are most of what reading a trace holds.
+func TestSegEventSize(t *testing.T) {
+	if n := unsafe.Sizeof(segEvent{}); n != 72 {
+		t.Errorf("segEvent is %d bytes, want 72: order its fields widest first", n)
+	}
 }

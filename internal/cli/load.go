@@ -91,6 +91,12 @@ func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 // ones, from 1 MB: format/v8).
 const releaseNodes = 32 << 10
 
+// releaseTraceBytes is the size of trace from which load has the reader
+// give the heap's free memory back once the events are read: about where
+// a trace is read on two cores, which buffer megabytes of parsed events
+// between them (format/chrometrace).
+const releaseTraceBytes = 8 << 20
+
 // load opens name as a session (showing a progress bar on a terminal for
 // slow inputs), selects the threads and asks the session for what opts
 // requests of each.
@@ -106,6 +112,13 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	defer prog.phases.mark("output")
 	so := session.Options{Stdin: e.stdin, Progress: prog.setRead, FlameEntries: opts.entries}
 	so.Read.Trace.KeepArgs = opts.keepArgs
+	if size >= releaseTraceBytes {
+		// A large trace's parsed events are garbage once they are read,
+		// and the profiles are assembled next: collected and the free
+		// memory given back first, the trace peaks lower while reading
+		// (docs/performance.md §5p).
+		so.Read.Trace.EventsRead = debug.FreeOSMemory
+	}
 	sel := ""
 	if c := opts.common; c != nil {
 		if *c.maxInput != "" {
