@@ -169,8 +169,13 @@ var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
 // pairBytes is the most input read as one pair: it bounds what the worker
 // holds parsed (a segment's events take about a third of their input's
 // size; the worker may hold two pairs). 8 MB against 16: the same time on
-// the four DevTools traces, 1–4% less peak RSS (16 runs).
-var pairBytes = 8 << 20
+// the four DevTools traces, 1–4% less peak RSS (16 runs). 4 MB against 8,
+// once the reading's garbage was given back before the profiles are made
+// (Options.EventsRead): cls-no-nav −7.6% and shift-attribution −6.9% peak
+// RSS, the other four traces and the time n.s. (12 runs; 3 MB took 5%
+// longer, 2 MB gave no less memory), the 2 GB trace the same (docs/
+// performance.md §5p).
+var pairBytes = 4 << 20
 
 // dropGuesses is the stretch of a mapped file whose pages are given back at
 // once after its segment boundaries were guessed (one call, one flush of the
