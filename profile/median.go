@@ -59,18 +59,32 @@ func MedianInterval(series ...Times) Time {
 	}
 	k := n / 2 // the k-th smallest, from 0
 	// 65,536 buckets, or about as many as intervals (at least 256): the
-	// histogram is 1 MB, and a trace of thousands of small threads
-	// allocated one for each (4 k threads: 4 GB, its collection most of
-	// summary's time). Fewer buckets make more passes, over few intervals.
+	// histogram is 256 KB, and a trace of thousands of small threads
+	// allocated one for each (4 k threads: 4 GB when it was 1 MB, its
+	// collection most of summary's time). Fewer buckets make more passes,
+	// over few intervals. A count is 4 bytes (a profile has fewer than
+	// 2^31 samples: Range), and the second half's histogram is made only
+	// for two halves: at 8 bytes and always two, summary allocated 1 MB a
+	// thread, web-dev's five threads 5 MB at its peak.
 	width := min(16, max(8, bits.Len(uint(n))))
-	hist := [2][]int{make([]int, 1<<width), make([]int, 1<<width)}
+	hist := [2][]uint32{make([]uint32, 1<<width), nil}
+	if split {
+		hist[1] = make([]uint32, 1<<width)
+	}
 	for {
 		shift := max(0, bits.Len64(uint64(hi0-lo0))-width)
 		buckets := int((hi0-lo0)>>shift) + 1
 		both(func(h int, parts []Times) { histogram(hist[h][:buckets], parts, lo0, hi0, shift, inUs) })
+		in := func(b int) int {
+			c := int(hist[0][b])
+			if split {
+				c += int(hist[1][b])
+			}
+			return c
+		}
 		b := 0
-		for ; k >= hist[0][b]+hist[1][b]; b++ {
-			k -= hist[0][b] + hist[1][b]
+		for ; k >= in(b); b++ {
+			k -= in(b)
 		}
 		if shift == 0 {
 			if inUs {
@@ -120,7 +134,7 @@ func rangeStored[T int32 | uint16](us []T, prev T, inUs bool, lo, hi *Time, n *i
 // histogram counts the positive intervals of parts (µs with inUs, else
 // ns) in [lo, hi] into h, by (dt-lo)>>shift; h has a bucket for each
 // value of that.
-func histogram(h []int, parts []Times, lo, hi Time, shift int, inUs bool) {
+func histogram(h []uint32, parts []Times, lo, hi Time, shift int, inUs bool) {
 	clear(h)
 	for _, times := range parts {
 		eachRun(times, func(prev Time, wide []Time) {
@@ -136,7 +150,7 @@ func histogram(h []int, parts []Times, lo, hi Time, shift int, inUs bool) {
 }
 
 // histogramStored is histogram's loop over a run of stored µs.
-func histogramStored[T int32 | uint16](h []int, us []T, prev T, lo, hi Time, shift int, inUs bool) {
+func histogramStored[T int32 | uint16](h []uint32, us []T, prev T, lo, hi Time, shift int, inUs bool) {
 	for _, d := range us {
 		if dt := usInterval(d, prev, inUs); dt >= lo && dt <= hi {
 			h[(dt-lo)>>shift]++

@@ -112,7 +112,7 @@ func TestMedianIntervalSeries(t *testing.T) {
 }
 
 // TestMedianIntervalSmall checks that the median of a few intervals does
-// not allocate the 1 MB histogram of a long recording: summary takes one
+// not allocate the 256 KB histogram of a long recording: summary takes one
 // per thread, and a trace of 4 k small threads allocated 4 GB.
 func TestMedianIntervalSmall(t *testing.T) {
 	times := MakeTimes(0, 1000, 2000, 3500, 4000, 6000, 6100)
@@ -126,5 +126,29 @@ func TestMedianIntervalSmall(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 16<<10 {
 		t.Errorf("the median of 6 intervals allocated %d bytes", per)
+	}
+}
+
+// TestMedianIntervalLongAllocs checks what the median of a thread of
+// 100 k samples allocates: one histogram of 4-byte counts (256 KB), not a
+// second one for halves it does not make, nor 8-byte counts (1 MB a call,
+// 5 MB of web-dev's summary at its peak).
+func TestMedianIntervalLongAllocs(t *testing.T) {
+	ts := make([]Time, 100_000)
+	for i := 1; i < len(ts); i++ {
+		ts[i] = ts[i-1] + Time(900+i%7*50)*1000
+	}
+	times := MakeTimes(ts...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 20
+	for range runs {
+		if got := MedianInterval(times); got != 1050_000 {
+			t.Fatalf("median %d, want 1.05 ms", got)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 300<<10 {
+		t.Errorf("the median of 100 k intervals allocated %d bytes, want one 256 KB histogram", per)
 	}
 }
