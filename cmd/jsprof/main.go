@@ -14,6 +14,17 @@ import (
 )
 
 func main() {
+	// The runtime records the stack of an allocation every 512 KB for the
+	// heap profile, which only JSPROF_DEBUG_HEAPPROFILE writes; each record
+	// walks the stack through the binary's pc tables, paged in 64 KB at a
+	// time (docs/performance.md §5m). Turned off before the binary's pages
+	// are given back: the runtime records one more allocation on each P
+	// when the rate changes, and set after, those records faulted the pc
+	// tables in again (18 faults of 64 KB on samples-heavy; 4 now, the
+	// other P's, whose first allocation comes later; the peak n.s.).
+	if os.Getenv("JSPROF_DEBUG_HEAPPROFILE") == "" {
+		runtime.MemProfileRate = 0
+	}
 	// The input buffer is most of the heap and is pointer-free, so collecting
 	// more often is cheap, and it keeps peak memory near the input size
 	// instead of twice the live heap (the default GOGC=100). But not below
@@ -26,13 +37,6 @@ func main() {
 	// it; a hello-world holds 1.5 MB): given back, only what this command
 	// runs is mapped again (internal/pages, docs/performance.md §5m).
 	pages.ReleaseExecutable()
-	// The runtime records the stack of an allocation every 512 KB for the
-	// heap profile, which only JSPROF_DEBUG_HEAPPROFILE writes; each record
-	// walks the stack through the binary's pc tables, paged in 64 KB at a
-	// time (docs/performance.md §5m).
-	if os.Getenv("JSPROF_DEBUG_HEAPPROFILE") == "" {
-		runtime.MemProfileRate = 0
-	}
 	// Ctrl-C cancels the context: reading and analyses stop, and Run exits
 	// with 130.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
