@@ -173,8 +173,8 @@ var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
 // once the reading's garbage was given back before the profiles are made
 // (Options.EventsRead): cls-no-nav −7.6% and shift-attribution −6.9% peak
 // RSS, the other four traces and the time n.s. (12 runs; 3 MB took 5%
-// longer, 2 MB gave no less memory), the 2 GB trace the same (docs/
-// performance.md §5p).
+// longer, 2 MB gave no less memory), the 2 GB trace the same
+// (docs/performance.md §5p).
 var pairBytes = 4 << 20
 
 // dropGuesses is the stretch of a mapped file whose pages are given back at
