@@ -75,16 +75,15 @@ func MedianInterval(series ...Times) Time {
 		shift := max(0, bits.Len64(uint64(hi0-lo0))-width)
 		buckets := int((hi0-lo0)>>shift) + 1
 		both(func(h int, parts []Times) { histogram(hist[h][:buckets], parts, lo0, hi0, shift, inUs) })
-		in := func(b int) int {
-			c := int(hist[0][b])
-			if split {
-				c += int(hist[1][b])
+		h := hist[0][:buckets]
+		if split {
+			for i, c := range hist[1][:buckets] {
+				h[i] += c
 			}
-			return c
 		}
 		b := 0
-		for ; k >= in(b); b++ {
-			k -= in(b)
+		for ; k >= int(h[b]); b++ {
+			k -= int(h[b])
 		}
 		if shift == 0 {
 			if inUs {
