@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -204,5 +206,88 @@ func TestElementStart(t *testing.T) {
 		if got := ElementStart([]byte(c.data), c.from, "id", "callFrame"); got != c.want {
 			t.Errorf("ElementStart(%.40q, %d) = %d, want %d", c.data, c.from, got, c.want)
 		}
+	}
+}
+
+// digitRunLoop is digitRun's loop alone.
+func digitRunLoop(d []byte, j int) (v int64, k int) {
+	for k = j; k < len(d) && k-j < 18 && d[k]-'0' <= 9; k++ {
+		v = v*10 + int64(d[k]-'0')
+	}
+	return v, k
+}
+
+// TestDigitRun checks the word-at-a-time digits against the loop: every
+// run length from 0 to 20 at every offset of a word, after and before
+// every byte value, and random bytes biased to digits.
+func TestDigitRun(t *testing.T) {
+	check := func(d []byte, j int) {
+		t.Helper()
+		v, k := digitRun(d, j)
+		wv, wk := digitRunLoop(d, j)
+		if v != wv || k != wk {
+			t.Fatalf("digitRun(%q, %d) = %d, %d; want %d, %d", d, j, v, k, wv, wk)
+		}
+	}
+	for n := 0; n <= 20; n++ {
+		for c := 0; c < 256; c++ {
+			for pad := 0; pad < 10; pad++ {
+				d := []byte(strings.Repeat("x", pad))
+				for i := range n {
+					d = append(d, byte('0'+(i*7+n)%10))
+				}
+				d = append(d, byte(c))
+				d = append(d, "9876543210"[:pad]...)
+				check(d, pad)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	d := make([]byte, 64)
+	for range 200000 {
+		for i := range d {
+			if r.IntN(4) == 0 {
+				d[i] = byte(r.IntN(256))
+			} else {
+				d[i] = byte('0' + r.IntN(10))
+			}
+		}
+		check(d[:r.IntN(len(d)+1)], 0)
+		j := r.IntN(len(d))
+		check(d, j)
+	}
+}
+
+// BenchmarkIntRun reads a long recording's arrays: its samples (node ids
+// of one to four digits at random) and its time deltas (two digits, an
+// occasional three).
+func BenchmarkIntRun(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		name string
+		num  func() int
+	}{
+		{"samples", func() int { return 1 + r.IntN(3000) }},
+		{"deltas", func() int { return 44 + r.IntN(13) }},
+	} {
+		d := []byte{'['}
+		for i := range 1 << 20 {
+			if i > 0 {
+				d = append(d, ',')
+			}
+			d = strconv.AppendInt(d, int64(c.num()), 10)
+		}
+		d = append(d, ']')
+		b.Run(c.name, func(b *testing.B) {
+			dst := make([]uint16, 0, 1<<20)
+			b.SetBytes(int64(len(d)))
+			for b.Loop() {
+				s := New(d)
+				s.pos = bytes.IndexByte(d, ',')
+				if got := IntRun(s, dst[:1], 1<<16-1); len(got) != 1<<20 {
+					b.Fatalf("read %d numbers", len(got))
+				}
+			}
+		})
 	}
 }
