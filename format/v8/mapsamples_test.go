@@ -1,0 +1,75 @@
+package v8
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestMapSamples16 reads random profiles of fewer than 65,536 nodes with
+// and without mapSamples16: ids not numbered from 1, unreachable nodes and
+// their samples (dropped, the times after them moved), unknown ids (an
+// error), samples out of time order. The profiles, or the errors, must be
+// the same.
+func TestMapSamples16(t *testing.T) {
+	defer func(on bool) { mapSamples16On = on }(mapSamples16On)
+	r := rand.New(rand.NewPCG(7, 8))
+	mapped := 0
+	for round := range 400 {
+		nn := 1 + r.IntN(40)
+		base := r.IntN(3) * (1 + r.IntN(60000)) // ids from 1, or from up to 60 000
+		var b strings.Builder
+		b.WriteString(`{"nodes":[`)
+		orphans := r.IntN(3)
+		for i := range nn + orphans {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, base+i+1, i%7, i)
+			var kids []string
+			for k := i + 1; k < nn; k++ {
+				if (k-1)/2 == i { // a binary tree; the orphans are nobody's children
+					kids = append(kids, fmt.Sprint(base+k+1))
+				}
+			}
+			if len(kids) > 0 {
+				fmt.Fprintf(&b, `,"children":[%s]`, strings.Join(kids, ","))
+			}
+			b.WriteByte('}')
+		}
+		ns := r.IntN(200)
+		var samples, deltas []string
+		for range ns {
+			id := base + 1 + r.IntN(nn+orphans)
+			if r.IntN(300) == 0 {
+				id = base + nn + orphans + 1 + r.IntN(5) // unknown
+			}
+			samples = append(samples, fmt.Sprint(id))
+			d := 100 + r.IntN(50)
+			if r.IntN(30) == 0 {
+				d = -r.IntN(300)
+			}
+			deltas = append(deltas, fmt.Sprint(d))
+		}
+		fmt.Fprintf(&b, `],"startTime":1000,"endTime":%d,"samples":[%s],"timeDeltas":[%s]}`, 1000+200*ns, strings.Join(samples, ","), strings.Join(deltas, ","))
+		doc := []byte(b.String())
+		mapSamples16On = false
+		want, werr := ParseBytes(doc, Limits{})
+		mapSamples16On = true
+		got, gerr := ParseBytes(doc, Limits{})
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("round %d: error %v with mapSamples16, %v without\n%s", round, gerr, werr, doc)
+		}
+		if werr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: the profiles differ\n%s", round, doc)
+		}
+		if werr == nil {
+			mapped++
+		}
+	}
+	if mapped < 200 {
+		t.Errorf("only %d of 400 profiles read without error", mapped)
+	}
+}
