@@ -291,3 +291,16 @@ func BenchmarkIntRun(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkArrayOpenBack finds the '[' of a 16 MB array of numbers from
+// its end, counting its elements.
+func BenchmarkArrayOpenBack(b *testing.B) {
+	d := append([]byte(`{"samples":[1`), bytes.Repeat([]byte(",1234"), 16<<20/5)...)
+	d = append(d, ']')
+	b.SetBytes(int64(len(d)))
+	for b.Loop() {
+		if open, n := ArrayOpenBack(d, len(d)-1, nil); open != 11 || n != 16<<20/5+1 {
+			b.Fatalf("open %d, %d elements", open, n)
+		}
+	}
+}
