@@ -138,6 +138,29 @@ func (c Nodes) Cap() int {
 	return cap(c.narrow)
 }
 
+// bounds returns the least and the greatest node (0 and −1 for none), in
+// a loop over the column's slice: through At, with its test of the width
+// at every node, a long recording's validation took twice as long
+// (docs/performance.md §5q).
+func (c Nodes) bounds() (lo, hi NodeID) {
+	if c.Len() == 0 {
+		return 0, -1
+	}
+	if c.wide != nil {
+		return bounds(c.wide)
+	}
+	l, h := bounds(c.narrow)
+	return NodeID(l), NodeID(h)
+}
+
+func bounds[T uint16 | NodeID](ns []T) (lo, hi T) {
+	lo, hi = ns[0], ns[0]
+	for _, n := range ns {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	return lo, hi
+}
+
 // Wide returns the nodes as a new slice of NodeIDs.
 func (c Nodes) Wide() []NodeID {
 	w := make([]NodeID, c.Len())

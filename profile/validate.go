@@ -63,9 +63,11 @@ func (p *Profile) Validate() error {
 				return fmt.Errorf("profile: node %d: parent %d not before it in its thread", i, n.Parent)
 			}
 		}
-		for i := t.Samples.Start; i < t.Samples.End; i++ {
-			if n := s.Node.At(int(i)); n < NodeID(t.Nodes.Start) || n >= NodeID(t.Nodes.End) {
-				return fmt.Errorf("profile: sample %d: node %d outside thread %d", i, n, ti)
+		if lo, hi := s.Node.Slice(int(t.Samples.Start), int(t.Samples.End)).bounds(); lo < NodeID(t.Nodes.Start) || hi >= NodeID(t.Nodes.End) {
+			for i := t.Samples.Start; i < t.Samples.End; i++ {
+				if n := s.Node.At(int(i)); n < NodeID(t.Nodes.Start) || n >= NodeID(t.Nodes.End) {
+					return fmt.Errorf("profile: sample %d: node %d outside thread %d", i, n, ti)
+				}
 			}
 		}
 		if _, i := s.Time.Decreases(int(t.Samples.Start), int(t.Samples.End)); i >= 0 {
