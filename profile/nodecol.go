@@ -153,6 +153,7 @@ func (c Nodes) bounds() (lo, hi NodeID) {
 	return NodeID(l), NodeID(h)
 }
 
+// bounds is Nodes.bounds over a column's storage, which is not empty.
 func bounds[T uint16 | NodeID](ns []T) (lo, hi T) {
 	lo, hi = ns[0], ns[0]
 	for _, n := range ns {

@@ -209,22 +209,15 @@ func TestElementStart(t *testing.T) {
 	}
 }
 
-// digitRunLoop is digitRun's loop alone.
-func digitRunLoop(d []byte, j int) (v int64, k int) {
-	for k = j; k < len(d) && k-j < 18 && d[k]-'0' <= 9; k++ {
-		v = v*10 + int64(d[k]-'0')
-	}
-	return v, k
-}
-
-// TestDigitRun checks the word-at-a-time digits against the loop: every
-// run length from 0 to 20 at every offset of a word, after and before
-// every byte value, and random bytes biased to digits.
+// TestDigitRun checks the word-at-a-time digits against the byte loop
+// (digitLoop, the readers' loop before): every run length from 0 to 20,
+// at every offset of a word, before every byte value; and random bytes
+// biased to digits.
 func TestDigitRun(t *testing.T) {
 	check := func(d []byte, j int) {
 		t.Helper()
 		v, k := digitRun(d, j)
-		wv, wk := digitRunLoop(d, j)
+		wv, wk := digitLoop(d, j)
 		if v != wv || k != wk {
 			t.Fatalf("digitRun(%q, %d) = %d, %d; want %d, %d", d, j, v, k, wv, wk)
 		}
