@@ -497,8 +497,14 @@ func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, 
 			// The deepest node the two stacks share: the same pairs of
 			// stacks follow each other again and again, and on deep
 			// stacks the walk to it is the pass's main cost.
-			c := &lcas[(uint32(a)*0x9e3779b1^uint32(x))>>(32-lcaBits)&lcaMask]
-			if c.a == a && c.x == x {
+			if ap, xp := par[a], par[x]; xp == a || xp == ap && xp >= 0 {
+				// A call from a, or from its parent (a sample one level
+				// deeper, or beside): no climb, nor the cache's line
+				// (docs/performance.md §5q).
+				a = xp
+			} else if ap == x {
+				a = x // a return to the caller
+			} else if c := &lcas[(uint32(a)*0x9e3779b1^uint32(x))>>(32-lcaBits)&lcaMask]; c.a == a && c.x == x {
 				a = c.l
 			} else {
 				c.a, c.x = a, x

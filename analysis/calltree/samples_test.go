@@ -167,7 +167,7 @@ func BenchmarkBuild(b *testing.B) {
 		b.ReportMetric(float64(n), "calls/op")
 	}
 	b.Run("generated", func(b *testing.B) { run(b, proftest.LargeCPUProfile(1, 150_000, 150_000)) })
-	for _, name := range []string{"typescript", "many-nodes"} {
+	for _, name := range []string{"typescript", "many-nodes", "samples-heavy"} {
 		b.Run(name, func(b *testing.B) { run(b, proftest.ShapeBytes(b, name)) })
 	}
 }
