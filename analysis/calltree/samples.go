@@ -91,18 +91,26 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	// counts as differences, and the GC samples' parents. A long run of
 	// samples is passed over in two halves at once.
 	var sums *sampleSums
+	// Where samples far outnumber nodes (a long recording), the common
+	// ancestors the pass climbs to are found from the subtrees' ends
+	// (scanSamples); a table of them costs a pass over the nodes, which
+	// the pass over a tree of as many nodes as samples does not repay.
+	var after []int32
+	if n >= 8*nn {
+		after = subtreeEnds(tl.Parent)
+	}
 	if mid := splitSamples(n, nn); mid > 0 && mid < n {
 		var second *sampleSums
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			prev, gcParent := stateAt(tl, mid)
-			second = scanSamples(tl, clip, from, to, end, mid, n, prev, gcParent)
+			second = scanSamples(tl, after, clip, from, to, end, mid, n, prev, gcParent)
 		})
-		sums = scanSamples(tl, clip, from, to, end, 0, mid, 0, -1)
+		sums = scanSamples(tl, after, clip, from, to, end, 0, mid, 0, -1)
 		wg.Wait()
 		sums.merge(second)
 	} else {
-		sums = scanSamples(tl, clip, from, to, end, 0, n, 0, -1)
+		sums = scanSamples(tl, after, clip, from, to, end, 0, n, 0, -1)
 	}
 	self, first, inc, gcs := sums.self, sums.first, sums.inc, sums.gcs
 	gc := tl.GC
@@ -425,9 +433,33 @@ const lcaBits = 12
 // smallLCABits sizes the cache where samples do not far outnumber nodes.
 const smallLCABits = 8
 
+// subtreeEnds returns, for nodes in depth-first preorder (par: each one's
+// parent, the root first), the index after each node's subtree, so that u
+// is an ancestor of v (or v itself) when u ≤ v < ends[u]; nil when the
+// nodes are not in preorder (a parent not on the path to the node before).
+func subtreeEnds(par []int32) []int32 {
+	ends := make([]int32, len(par))
+	path := make([]int32, 0, 64)
+	for x := range int32(len(par)) {
+		for len(path) > 0 && path[len(path)-1] != par[x] {
+			ends[path[len(path)-1]] = x
+			path = path[:len(path)-1]
+		}
+		if x > 0 && len(path) == 0 {
+			return nil
+		}
+		path = append(path, x)
+	}
+	for _, y := range path {
+		ends[y] = int32(len(par))
+	}
+	return ends
+}
+
 // scanSamples passes over samples [lo, hi) from the walk's state prev,
-// gcParent (see stateAt).
-func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, hi int, prev, gcParent int32) *sampleSums {
+// gcParent (see stateAt). after is subtreeEnds of the timeline's nodes
+// (nil: they are not in preorder).
+func scanSamples(tl *calls.Timeline, after []int32, clip bool, from, to, end profile.Time, lo, hi int, prev, gcParent int32) *sampleSums {
 	n, nn := tl.Len(), len(tl.Node)
 	times := tl.Times
 	samples := tl.Cursor(lo)
@@ -506,6 +538,21 @@ func scanSamples(tl *calls.Timeline, clip bool, from, to, end profile.Time, lo, 
 				a = x // a return to the caller
 			} else if c := &lcas[(uint32(a)*0x9e3779b1^uint32(x))>>(32-lcaBits)&lcaMask]; c.a == a && c.x == x {
 				a = c.l
+			} else if after != nil {
+				// Up from the shallower of the two until an ancestor of
+				// the other: as many steps as it is below their common
+				// ancestor, where climbing both took the sum of theirs (a
+				// return from deep in a recursion to near its top: the
+				// whole recursion; docs/performance.md §5q).
+				c.a, c.x = a, x
+				u, v := x, a
+				if depth[a] < depth[x] {
+					u, v = a, x
+				}
+				for u > v || v >= after[u] {
+					u = par[u]
+				}
+				a, c.l = u, u
 			} else {
 				c.a, c.x = a, x
 				b := x

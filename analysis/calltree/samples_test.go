@@ -3,6 +3,7 @@ package calltree
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,7 +192,7 @@ func timelineOf(t testing.TB, data []byte) (*profile.Profile, *calls.Timeline) {
 func gcsOf(tl *calls.Timeline) map[int32]*gcAt {
 	prev, gcParent := stateAt(tl, 0)
 	end, _ := tl.WalkEnd()
-	return scanSamples(tl, false, 0, 0, end, 0, tl.Len(), prev, gcParent).gcs
+	return scanSamples(tl, subtreeEnds(tl.Parent), false, 0, 0, end, 0, tl.Len(), prev, gcParent).gcs
 }
 
 // modelOutermost answers from the model nodes when they are in preorder,
@@ -390,5 +391,50 @@ func TestSamplesZigzagLinear(t *testing.T) {
 	// opened once a sample of two.
 	if len(tree.TopDown) != n+1 || tree.TopDown[n].Calls != n/2 {
 		t.Errorf("got %d top-down nodes, the deepest called %d times; want %d and %d", len(tree.TopDown), tree.TopDown[n].Calls, n+1, n/2)
+	}
+}
+
+// TestSubtreeEnds checks the subtree ends of random trees numbered in
+// depth-first preorder against walking up from every node, and that a
+// tree numbered breadth first (parents first, not preorder) has none.
+func TestSubtreeEnds(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 300 {
+		n := 1 + r.IntN(60)
+		// A random tree, then its nodes numbered in preorder.
+		kids := make([][]int, n)
+		for x := 1; x < n; x++ {
+			q := r.IntN(x)
+			kids[q] = append(kids[q], x)
+		}
+		par := make([]int32, 0, n)
+		var visit func(x int, p int32)
+		visit = func(x int, p int32) {
+			me := int32(len(par))
+			par = append(par, p)
+			for _, k := range kids[x] {
+				visit(k, me)
+			}
+		}
+		visit(0, -1)
+		ends := subtreeEnds(par)
+		if ends == nil {
+			t.Fatalf("preorder %v: no ends", par)
+		}
+		for v := range int32(n) {
+			for u := range int32(n) {
+				anc := false
+				for w := v; w >= 0; w = par[w] {
+					anc = anc || w == u
+				}
+				if got := u <= v && v < ends[u]; got != anc {
+					t.Fatalf("preorder %v, ends %v: %d ancestor of %d: %v, want %v", par, ends, u, v, got, anc)
+				}
+			}
+		}
+	}
+	// 0 → 1, 2; 1 → 3: breadth first, 3 comes after 2 though its parent is 1.
+	if ends := subtreeEnds([]int32{-1, 0, 0, 1}); ends != nil {
+		t.Errorf("breadth-first order: ends %v, want nil", ends)
 	}
 }
