@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
@@ -414,6 +415,18 @@ type sampleResult struct {
 func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint8, newID []profile.NodeID, nodeBase profile.NodeID) (sr sampleResult, err error) {
 	ns := p.joinedSamples()
 	sr.n = ns
+	// The common case (mapSamples16, below) maps the samples' nodes on
+	// another core while this one makes their times from the deltas: the
+	// two touch different arrays, and each is a pass over every sample
+	// (docs/performance.md §5q).
+	fast := p.fastSamples16(prof, ids, ns, nodeBase, len(newID))
+	mapping := -1 // the samples mapSamples16 took, once it is done
+	var mapped sync.WaitGroup
+	defer mapped.Wait() // the early returns below
+	if fast && ns >= concurrentMapSamples {
+		ids16 := p.samples16[:ns]
+		mapped.Go(func() { mapping = mapSamples16(ids16, ids, state, newID, nodeBase) })
+	}
 	var times profile.Times
 	switch {
 	case p.legacy && p.timestamps != nil:
@@ -464,14 +477,12 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 	ids16, ids32 := p.samples16, p.samples32
 	// A column narrow so far stays so when every node of the thread fits.
 	narrow := s.Node.Narrow() && int(nodeBase)+len(newID) <= profile.NarrowLimit
-	overIDs16 := false
 	switch {
 	case s.Node.Cap() == 0 && ids16 != nil && narrow:
 		// The first thread's nodes are written over its ids (sample i
 		// goes to index ≤ i), as its times over its deltas.
 		s.Node = profile.NarrowNodes(ids16[:0])
 		p.samples16 = nil
-		overIDs16 = true
 	case s.Node.Cap() == 0 && ids32 != nil && !narrow:
 		s.Node = profile.WideNodes(unsafe.Slice((*profile.NodeID)(unsafe.SliceData(ids32)), len(ids32))[:0])
 		p.samples32 = nil
@@ -507,12 +518,16 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 		s.Line, s.Column = jsonscan.Grow(s.Line, ns), jsonscan.Grow(s.Column, ns)
 	}
 	from := 0
-	if overIDs16 && inPlace && !withLines && ids.m == nil && mapSamples16On {
+	if fast { // so the nodes are written over the ids (the first case above), in place, without lines
 		// The common case, a profile of fewer than 65,536 nodes whose
 		// samples are all of reachable nodes, in a loop of its own: one
 		// table lookup a sample, written over its id. The loop below
 		// goes on from the first sample it does not take.
-		from = mapSamples16(ids16[:ns], ids, state, newID, nodeBase)
+		if mapped.Wait(); mapping >= 0 {
+			from = mapping
+		} else {
+			from = mapSamples16(ids16[:ns], ids, state, newID, nodeBase)
+		}
 		s.Node = profile.NarrowNodes(ids16[:from])
 		kept = from
 	}
@@ -583,6 +598,22 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 
 // mapSamples16On turns mapSamples16 on (a variable for tests).
 var mapSamples16On = true
+
+// concurrentMapSamples is the number of samples from which appendSamples
+// maps them on another core while it makes their times (a variable for
+// tests).
+var concurrentMapSamples = 1 << 18
+
+// fastSamples16 tells, before appendSamples has made the times, whether
+// it will take its samples with mapSamples16: the conditions it tests
+// there, on what they depend on (a first thread, read into 16 bits, of
+// fewer than 65,536 nodes, without lines, its ids in a dense index).
+func (p *parser) fastSamples16(prof *profile.Profile, ids *idIndex, ns int, nodeBase profile.NodeID, nodes int) bool {
+	s := &prof.Samples
+	narrow := s.Node.Narrow() && int(nodeBase)+nodes <= profile.NarrowLimit
+	return mapSamples16On && p.samples16 != nil && narrow && s.Node.Cap() == 0 && s.Time.Cap() == 0 && ns > 0 &&
+		p.lines == nil && s.Line == nil && ids.m == nil
+}
 
 // mapSamples16 writes over each of the raw node ids ids16 its node of the
 // profile (nodeBase + newID of its raw node) while they are all known ids

@@ -14,7 +14,7 @@ import (
 // error), samples out of time order. The profiles, or the errors, must be
 // the same.
 func TestMapSamples16(t *testing.T) {
-	defer func(on bool) { mapSamples16On = on }(mapSamples16On)
+	defer func(on bool, c int) { mapSamples16On, concurrentMapSamples = on, c }(mapSamples16On, concurrentMapSamples)
 	r := rand.New(rand.NewPCG(7, 8))
 	mapped := 0
 	for round := range 400 {
@@ -58,12 +58,16 @@ func TestMapSamples16(t *testing.T) {
 		mapSamples16On = false
 		want, werr := ParseBytes(doc, Limits{})
 		mapSamples16On = true
-		got, gerr := ParseBytes(doc, Limits{})
-		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-			t.Fatalf("round %d: error %v with mapSamples16, %v without\n%s", round, gerr, werr, doc)
-		}
-		if werr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("round %d: the profiles differ\n%s", round, doc)
+		// On this core after the times, and on another beside them.
+		for _, concurrent := range []int{1 << 30, 1} {
+			concurrentMapSamples = concurrent
+			got, gerr := ParseBytes(doc, Limits{})
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("round %d (concurrent from %d): error %v with mapSamples16, %v without\n%s", round, concurrent, gerr, werr, doc)
+			}
+			if werr == nil && !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d (concurrent from %d): the profiles differ\n%s", round, concurrent, doc)
+			}
 		}
 		if werr == nil {
 			mapped++
