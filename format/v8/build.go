@@ -415,11 +415,18 @@ type sampleResult struct {
 func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint8, newID []profile.NodeID, nodeBase profile.NodeID) (sr sampleResult, err error) {
 	ns := p.joinedSamples()
 	sr.n = ns
-	// The common case (mapSamples16, below) maps the samples' nodes on
-	// another core while this one makes their times from the deltas: the
-	// two touch different arrays, and each is a pass over every sample
-	// (docs/performance.md §5q).
-	fast := p.fastSamples16(prof, ids, ns, nodeBase, len(newID))
+	s := &prof.Samples
+	// A column narrow so far stays so when every node of the thread fits.
+	narrow := s.Node.Narrow() && int(nodeBase)+len(newID) <= profile.NarrowLimit
+	// The samples are mapSamples16's when the first thread's ids, read into
+	// 16 bits, are written over with its nodes (the first case of the
+	// switch below), and its times over its deltas (inPlace), without
+	// lines, the ids in a dense index.
+	fast := mapSamples16On && s.Node.Cap() == 0 && p.samples16 != nil && narrow && s.Time.Cap() == 0 && ns > 0 &&
+		p.lines == nil && s.Line == nil && ids.m == nil
+	// Then they are mapped on another core while this one makes their
+	// times from the deltas: the two touch different arrays, and each is
+	// a pass over every sample (docs/performance.md §5q).
 	mapping := -1 // the samples mapSamples16 took, once it is done
 	var mapped sync.WaitGroup
 	defer mapped.Wait() // the early returns below
@@ -471,12 +478,9 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 	if p.lines != nil && len(p.lines) != ns || p.cols != nil && len(p.cols) != ns {
 		return sr, p.failf(p.samplesOff, p.prefix+"lines", "%d lines and %d columns for %d samples", len(p.lines), len(p.cols), ns)
 	}
-	s := &prof.Samples
 	sampleBase := s.Node.Len()
 	sr.base = sampleBase
 	ids16, ids32 := p.samples16, p.samples32
-	// A column narrow so far stays so when every node of the thread fits.
-	narrow := s.Node.Narrow() && int(nodeBase)+len(newID) <= profile.NarrowLimit
 	switch {
 	case s.Node.Cap() == 0 && ids16 != nil && narrow:
 		// The first thread's nodes are written over its ids (sample i
@@ -518,7 +522,7 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 		s.Line, s.Column = jsonscan.Grow(s.Line, ns), jsonscan.Grow(s.Column, ns)
 	}
 	from := 0
-	if fast { // so the nodes are written over the ids (the first case above), in place, without lines
+	if fast {
 		// The common case, a profile of fewer than 65,536 nodes whose
 		// samples are all of reachable nodes, in a loop of its own: one
 		// table lookup a sample, written over its id. The loop below
@@ -603,17 +607,6 @@ var mapSamples16On = true
 // maps them on another core while it makes their times (a variable for
 // tests).
 var concurrentMapSamples = 1 << 18
-
-// fastSamples16 tells, before appendSamples has made the times, whether
-// it will take its samples with mapSamples16: the conditions it tests
-// there, on what they depend on (a first thread, read into 16 bits, of
-// fewer than 65,536 nodes, without lines, its ids in a dense index).
-func (p *parser) fastSamples16(prof *profile.Profile, ids *idIndex, ns int, nodeBase profile.NodeID, nodes int) bool {
-	s := &prof.Samples
-	narrow := s.Node.Narrow() && int(nodeBase)+nodes <= profile.NarrowLimit
-	return mapSamples16On && p.samples16 != nil && narrow && s.Node.Cap() == 0 && s.Time.Cap() == 0 && ns > 0 &&
-		p.lines == nil && s.Line == nil && ids.m == nil
-}
 
 // mapSamples16 writes over each of the raw node ids ids16 its node of the
 // profile (nodeBase + newID of its raw node) while they are all known ids
