@@ -66,10 +66,18 @@ func MedianInterval(series ...Times) Time {
 	// 2^31 samples: Range), and the second half's histogram is made only
 	// for two halves: at 8 bytes and always two, summary allocated 1 MB a
 	// thread, web-dev's five threads 5 MB at its peak.
+	// When one pass covers the range, a bucket for each value in it: a
+	// fine sampling's intervals span a few thousand µs (samples-heavy:
+	// 2,550 buckets, 20 KB for the two halves' histograms instead of
+	// 512 KB, resident till the end).
 	width := min(16, max(8, bits.Len(uint(n))))
-	hist := [2][]uint32{make([]uint32, 1<<width), nil}
+	size := 1 << width
+	if r := hi0 - lo0; r < Time(size) {
+		size = int(r) + 1
+	}
+	hist := [2][]uint32{make([]uint32, size), nil}
 	if split {
-		hist[1] = make([]uint32, 1<<width)
+		hist[1] = make([]uint32, size)
 	}
 	for {
 		shift := max(0, bits.Len64(uint64(hi0-lo0))-width)

@@ -152,3 +152,26 @@ func TestMedianIntervalLongAllocs(t *testing.T) {
 		t.Errorf("the median of 100 k intervals allocated %d bytes, want one 256 KB histogram", per)
 	}
 }
+
+// TestMedianIntervalNarrowAllocs checks that intervals of a narrow range
+// (here 900 to 1,200 µs) get a histogram of that many buckets, not of
+// 65,536 (256 KB resident to the end of a summary).
+func TestMedianIntervalNarrowAllocs(t *testing.T) {
+	ts := make([]Time, 100_000)
+	for i := 1; i < len(ts); i++ {
+		ts[i] = ts[i-1] + Time(900+i%7*50)*1000
+	}
+	times := MakeTimes(ts...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 20
+	for range runs {
+		if got := MedianInterval(times); got != 1050_000 {
+			t.Fatalf("median %d, want 1.05 ms", got)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 8<<10 {
+		t.Errorf("the median of intervals over 301 µs allocated %d bytes, want a histogram of 301 buckets", per)
+	}
+}
