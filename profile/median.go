@@ -219,6 +219,10 @@ func eachRun(times Times, wide func(prev Time, ts []Time), run32 func(us []int32
 		eachStoredRun(&times, times.us16, times.bits, run16, wide)
 		return
 	}
+	if times.b8 != nil {
+		times.lineRuns(run32, wide)
+		return
+	}
 	eachStoredRun(&times, times.us, blockBits, run32, wide)
 }
 

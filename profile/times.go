@@ -26,6 +26,9 @@ import (
 // out of order fit too). A time that does not fit its block turns the
 // column into the 4-byte form, once.
 //
+// A recording sampled more finely still is kept in about a byte a time
+// when its times lie near a line (lines.go, LineBuilder).
+//
 // The zero value is an empty column. Slice shares the storage; Append and
 // Set may replace it (like append), so a slice taken before either does
 // not see the change.
@@ -37,6 +40,12 @@ type Times struct {
 	bits uint8
 	off  int
 	wide []Time // the times, when not compact
+	// The line form (lines.go; nil unless Lined): b8[i] is index off+i's
+	// µs above its group's line, heads the whole column's groups, exc
+	// their exceptions' times (shared by the slices of the column).
+	b8    []uint8
+	heads []uint32
+	exc   *[]int32
 }
 
 const (
@@ -73,7 +82,7 @@ func (t *Times) Len() int {
 	if t.wide != nil {
 		return len(t.wide)
 	}
-	return max(len(t.us), len(t.us16))
+	return max(len(t.us), len(t.us16), len(t.b8))
 }
 
 // At returns time i.
@@ -84,6 +93,13 @@ func (t *Times) At(i int) Time {
 	if t.us16 != nil {
 		return t.bases[(t.off+i)>>t.bits] + Time(t.us16[i])*1000
 	}
+	if t.b8 != nil {
+		j := t.off + i
+		if h := t.heads[j>>lineBits]; h < lineExc {
+			return t.bases[j>>t.bits] + Time(h&0xffff+(h>>16)*uint32(j&(lineLen-1))+uint32(t.b8[i]))*1000
+		}
+		return t.lineAt(i)
+	}
 	return t.bases[(t.off+i)>>blockBits] + Time(t.us[i])*1000
 }
 
@@ -91,7 +107,7 @@ func (t *Times) At(i int) Time {
 func (t *Times) Narrow() bool { return t.us16 != nil }
 
 // Compact tells whether the times are kept in 4 bytes each, or 2 (Narrow),
-// rather than as ns.
+// or about 1 (Lined), rather than as ns.
 func (t *Times) Compact() bool { return t.wide == nil }
 
 // Slice returns times [lo, hi), sharing the storage.
@@ -101,6 +117,9 @@ func (t Times) Slice(lo, hi int) Times {
 	}
 	if t.us16 != nil {
 		return Times{bases: t.bases, us16: t.us16[lo:hi], bits: t.bits, off: t.off + lo}
+	}
+	if t.b8 != nil {
+		return Times{bases: t.bases, b8: t.b8[lo:hi], heads: t.heads, exc: t.exc, bits: t.bits, off: t.off + lo}
 	}
 	return Times{bases: t.bases, us: t.us[lo:hi], off: t.off + lo}
 }
@@ -121,6 +140,9 @@ func micros(v, base Time) (int32, bool) {
 
 // Append appends v.
 func (t *Times) Append(v Time) {
+	if t.b8 != nil {
+		t.unnarrow(1)
+	}
 	if t.us16 != nil {
 		i := t.off + len(t.us16)
 		if i&(1<<t.bits-1) == 0 && i>>t.bits == len(t.bases) {
@@ -148,6 +170,12 @@ func (t *Times) Append(v Time) {
 
 // Set sets time i to v.
 func (t *Times) Set(i int, v Time) {
+	if t.b8 != nil {
+		if t.lineSet(i, v) {
+			return
+		}
+		t.unnarrow(0)
+	}
 	if t.us16 != nil {
 		if d, ok := micros16(v, t.bases[(t.off+i)>>t.bits]); ok {
 			t.us16[i] = d
@@ -170,6 +198,12 @@ func (t *Times) Grow(n int) {
 	if t.wide != nil {
 		if cap(t.wide)-len(t.wide) < n {
 			t.wide = append(make([]Time, 0, len(t.wide)+n), t.wide...)
+		}
+		return
+	}
+	if t.b8 != nil {
+		if cap(t.b8)-len(t.b8) < n {
+			t.unnarrow(n)
 		}
 		return
 	}
@@ -197,8 +231,8 @@ func micros16(v, base Time) (uint16, bool) {
 	return uint16(d / 1000), true
 }
 
-// unnarrow turns a narrow column into the 4-byte form, with room for extra
-// more.
+// unnarrow turns a narrow or lined column into the 4-byte form, with room
+// for extra more.
 func (t *Times) unnarrow(extra int) {
 	var c Times
 	c.Grow(t.Len() + extra)
@@ -249,6 +283,9 @@ func (t Times) Cap() int {
 	}
 	if t.us16 != nil {
 		return cap(t.us16)
+	}
+	if t.b8 != nil {
+		return cap(t.b8)
 	}
 	return cap(t.us)
 }
@@ -323,6 +360,9 @@ func (t *Times) nextDecrease(from, hi int) int {
 	}
 	if t.us16 != nil {
 		return nextDecreaseStored(t, t.us16, t.bits, from, hi)
+	}
+	if t.b8 != nil {
+		return t.lineDecrease(from, hi)
 	}
 	return nextDecreaseStored(t, t.us, blockBits, from, hi)
 }
@@ -411,4 +451,60 @@ func blocksFit(bases []Time, deltas []int16, bits int) (_ []Time, least, most in
 		least, most = min(least, lo), max(most, hi)
 	}
 	return bases, least, most, true
+}
+
+// TimeCursor reads a column's times in order, a chunk at a time: Next is
+// inlined where it is called, and the column's form is looked at once a
+// chunk, where At (not inlined: four forms) looks at it for every time.
+// The passes over every sample of a long recording (the trees, the
+// categories' sums) read their times so.
+type TimeCursor struct {
+	t    *Times
+	i    int // index of the time after buf[:n]
+	k, n int
+	buf  [128]Time
+}
+
+// Cursor returns a cursor whose first Next is time i.
+func (t *Times) Cursor(i int) TimeCursor { return TimeCursor{t: t, i: i} }
+
+// Next returns the next time; there must be one.
+func (c *TimeCursor) Next() Time {
+	if c.k == c.n {
+		c.fill()
+	}
+	c.k++
+	return c.buf[(c.k-1)&(len(c.buf)-1)]
+}
+
+// fill decodes the times from c.i on into c.buf.
+func (c *TimeCursor) fill() {
+	t := c.t
+	lo := c.i
+	n := min(len(c.buf), t.Len()-lo)
+	buf := c.buf[:n]
+	switch {
+	case t.wide != nil:
+		copy(buf, t.wide[lo:])
+	case t.us16 != nil:
+		decodeStored(buf, t.bases, t.us16[lo:lo+n], t.off+lo, t.bits)
+	case t.b8 != nil:
+		t.lineDecode(buf, lo)
+	default:
+		decodeStored(buf, t.bases, t.us[lo:lo+n], t.off+lo, blockBits)
+	}
+	c.i, c.k, c.n = lo+n, 0, n
+}
+
+// decodeStored writes the times of stored µs us, the first index j of the
+// whole column, into dst, by blocks of 1<<bits.
+func decodeStored[T int32 | uint16](dst []Time, bases []Time, us []T, j int, bits uint8) {
+	for k := 0; k < len(us); {
+		base := bases[(j+k)>>bits]
+		end := min(len(us), k+(1<<bits)-(j+k)&(1<<bits-1))
+		for x, d := range us[k:end] {
+			dst[k+x] = base + Time(d)*1000
+		}
+		k = end
+	}
 }

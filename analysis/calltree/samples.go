@@ -487,14 +487,15 @@ func scanSamples(tl *calls.Timeline, after []int32, clip bool, from, to, end pro
 		lcas[i].a = -1
 	}
 	var next profile.Time // time i, read as the end of sample i−1
+	ts := times.Cursor(lo)
 	if lo < hi {
-		next = times.At(lo)
+		next = ts.Next()
 	}
 	for i := lo; i < hi; i++ {
 		x := samples.At(i)
 		t0, t1 := next, end
 		if i+1 < n {
-			t1 = times.At(i + 1)
+			t1 = ts.Next()
 		}
 		next = t1
 		d := t1 - t0

@@ -167,8 +167,9 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 			known bool
 		}
 		nodes := make([]nodeCat, len(tl.Node))
+		ts := tl.Times.Cursor(0)
 		for i, x := range tl.SamplesIn(0, tl.Len()) {
-			open := sweep.At(tl.Times.At(i))
+			open := sweep.At(ts.Next())
 			var c profile.CategoryID
 			var sub uint8
 			if len(open) > 0 {
@@ -226,9 +227,11 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 		out := make([]profile.Time, len(p.Categories))
 		samples := tl.Cursor(lo)
 		var next profile.Time // time i, read as the end of sample i−1
+		ts := tl.Times.Cursor(lo)
 		if lo < hi {
-			next = tl.TimeAt(lo)
+			next = ts.Next()
 		}
+		n := tl.Times.Len()
 		for i := lo; i < hi; i++ {
 			var c profile.CategoryID
 			if perNode {
@@ -237,7 +240,9 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 				c = cats[i]
 			}
 			t0 := next
-			next = tl.TimeAt(i + 1)
+			if next = tl.End; i+1 < n {
+				next = ts.Next()
+			}
 			if d := min(next, to) - max(t0, from); int(c) < len(out) && d > 0 {
 				out[c] += d
 			}

@@ -461,7 +461,7 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 		if p.hasSamples && !p.hasDeltas && ns > 0 {
 			return sr, p.failf(p.samplesOff, p.prefix+"samples", "%d samples but no timeDeltas", ns)
 		}
-		if nd := max(len(p.deltas), len(p.deltas32), len(p.deltas16)); nd != ns {
+		if nd := max(len(p.deltas), len(p.deltas32), len(p.deltas16), p.deltasLined.Len()); nd != ns {
 			return sr, p.failf(p.deltasOff, p.prefix+"timeDeltas", "%d timeDeltas for %d samples", nd, ns)
 		}
 		if times, err = p.absoluteTimes(profile.TimeFromMicros(p.startF)); err != nil {
@@ -508,7 +508,7 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 	inPlace := s.Time.Cap() == 0 && ns > 0
 	if inPlace {
 		s.Time = times
-		p.deltas, p.deltas32, p.deltas16, p.timestamps = nil, nil, nil, nil
+		p.deltas, p.deltas32, p.deltas16, p.deltasLined, p.timestamps = nil, nil, nil, nil, nil
 	} else {
 		s.Time.Grow(ns)
 	}
@@ -701,6 +701,25 @@ func (p *parser) fixLegacyIDs() {
 func (p *parser) absoluteTimes(base profile.Time) (profile.Times, error) {
 	bad := func(i int, t int64) error {
 		return p.failf(p.elemOffset(p.deltasOff, i), fmt.Sprintf("%stimeDeltas[%d]", p.prefix, i), "time %d ns out of range", t)
+	}
+	if b := p.deltasLined; b != nil {
+		p.deltasLined = nil
+		if times, ok := b.Times(base, maxTime); ok {
+			return times, nil
+		}
+		// A time beyond range: from the deltas again, which tell which.
+		// Counted from 0 the times are all in range (|µs| < 2^46).
+		from0, ok := b.Times(0, maxTime)
+		if !ok {
+			return profile.Times{}, p.failf(p.deltasOff, p.prefix+"timeDeltas", "the time deltas could not be read back")
+		}
+		p.deltas32 = make([]int32, from0.Len())
+		prev := profile.Time(0)
+		for i := range p.deltas32 {
+			t := from0.At(i)
+			p.deltas32[i] = int32((t - prev) / 1000)
+			prev = t
+		}
 	}
 	if d16 := p.deltas16; d16 != nil {
 		if times, ok := profile.TimesFromDeltas16(base, d16, maxTime); ok {

@@ -90,21 +90,24 @@ type parser struct {
 	children []int64
 	// The positionTicks entries of every node, in input order; Node holds
 	// the raw node's index until build, or −1 for an entry left out.
-	ticks      []profile.LineTick
-	samples    []int64
-	samples32  []int32  // the samples instead, when every id fits (ParseBytes)
-	samples16  []uint16 // instead of both, when every id is below 1<<16 (readIds)
-	deltas     []int64  // ns
-	deltas32   []int32  // µs, instead of deltas when each is a whole µs that fits (readDeltas)
-	deltas16   []int16  // µs, instead of both when each fits 2 bytes
-	timestamps []int64  // ns (legacy)
-	startF     float64  // startTime as written: µs, or seconds in the legacy form
-	endF       float64
-	hasStart   bool
-	hasEnd     bool
-	hasSamples bool
-	hasDeltas  bool
-	legacy     bool
+	ticks     []profile.LineTick
+	samples   []int64
+	samples32 []int32  // the samples instead, when every id fits (ParseBytes)
+	samples16 []uint16 // instead of both, when every id is below 1<<16 (readIds)
+	deltas    []int64  // ns
+	deltas32  []int32  // µs, instead of deltas when each is a whole µs that fits (readDeltas)
+	deltas16  []int16  // µs, instead of both when each fits 2 bytes
+	// The deltas read into the line form, instead of all three (a fine
+	// sampling's, readDeltasLined).
+	deltasLined *profile.LineBuilder
+	timestamps  []int64 // ns (legacy)
+	startF      float64 // startTime as written: µs, or seconds in the legacy form
+	endF        float64
+	hasStart    bool
+	hasEnd      bool
+	hasSamples  bool
+	hasDeltas   bool
+	legacy      bool
 
 	samplesOff, deltasOff   int64
 	nodesOff, timestampsOff int64
@@ -285,7 +288,7 @@ func (p *parser) parseTop() error {
 			if !ok {
 				v, err = p.readDeltas(s, "timeDeltas")
 			}
-			p.deltas, p.deltas32, p.deltas16 = v.wide, v.v32, v.d16
+			p.deltas, p.deltas32, p.deltas16, p.deltasLined = v.wide, v.v32, v.d16, v.lined
 		case "timestamps":
 			p.timestampsOff = off
 			if s.Null() {
@@ -393,10 +396,11 @@ func (e *MicrosRangeError) Error() string { return fmt.Sprintf("time %v µs out 
 // ints is an array of integers read in the narrowest width that holds them
 // all: one field is set.
 type ints struct {
-	wide []int64
-	v32  []int32
-	v16  []uint16 // ids
-	d16  []int16  // deltas
+	wide  []int64
+	v32   []int32
+	v16   []uint16             // ids
+	d16   []int16              // deltas
+	lined *profile.LineBuilder // deltas
 }
 
 // readIds reads an array of node ids (a profile's samples), in 2 bytes each
@@ -418,6 +422,12 @@ func readIds(s *jsonscan.Scanner) (ints, error) {
 // or half the memory of int64 ns; else as ns.
 func (p *parser) readDeltas(s *jsonscan.Scanner, path string) (ints, error) {
 	at := s.Offset()
+	if p.prefix == "" {
+		if b := readDeltasLined(s); b != nil {
+			return ints{lined: b}, nil
+		}
+		s.SetOffset(at)
+	}
 	if d16, us, fits, err := jsonscan.Ints16[int16](s, nil); err == nil && fits {
 		return ints{v32: us, d16: d16}, nil
 	}
@@ -426,6 +436,63 @@ func (p *parser) readDeltas(s *jsonscan.Scanner, path string) (ints, error) {
 	s.SetOffset(at)
 	ns, err := p.readMicrosArrayFrom(s, nil, path)
 	return ints{wide: ns}, err
+}
+
+// lineMinDeltas is the number of time deltas from which a .cpuprofile's
+// are read into the line form (a variable for tests).
+var lineMinDeltas = 1 << 16
+
+// lineChunk is how many deltas readDeltasLined gives the builder at once.
+const lineChunk = 16 << 10
+
+// readDeltasLined reads a timeDeltas array of at least lineMinDeltas
+// deltas, each a whole µs in an int32, into the line form
+// (profile.LineBuilder) by chunks, never holding them all: 1.13 bytes a
+// sample instead of 2 or 4 (a pause of more than 32 ms between two
+// samples, common, widens a whole array of deltas to 4 bytes). It returns nil, having read some of the array,
+// when the array is not so (smaller, a delta that does not fit, an error)
+// or its times are too far from lines (a coarse sampling's jitter): the
+// caller reads it again from its start.
+func readDeltasLined(s *jsonscan.Scanner) *profile.LineBuilder {
+	if s.Peek() != '[' {
+		return nil
+	}
+	if err := s.BeginArray(); err != nil {
+		return nil
+	}
+	n := s.CountElems()
+	if n < lineMinDeltas {
+		return nil
+	}
+	b := profile.NewLineBuilder(n)
+	// A run reads at most 64 KB of input, so at most 32 k deltas: the
+	// buffer never grows.
+	const within = 64 << 10
+	buf := make([]int32, 0, lineChunk+within/2+1)
+	for first := true; ; first = false {
+		ok, err := s.NextElem(first)
+		if err != nil {
+			return nil
+		}
+		if !ok {
+			if !b.Add(buf) {
+				return nil
+			}
+			return b
+		}
+		v, err := s.Int()
+		if err != nil || int64(int32(v)) != v {
+			return nil
+		}
+		buf = append(buf, int32(v))
+		buf = jsonscan.IntRunWithin(s, buf, math.MaxInt32, within)
+		if len(buf) >= lineChunk {
+			if !b.Add(buf) {
+				return nil
+			}
+			buf = buf[:0]
+		}
+	}
 }
 
 // readMicrosArray reads an array of µs values (integers, or any number) as ns.

@@ -813,11 +813,21 @@ func (s *Scanner) Ints(dst []int64) ([]int64, error) {
 // recording it reads a number in a third of the time. An unsigned T takes
 // no negative number.
 func IntRun[T int16 | uint16 | int32 | int64](s *Scanner, dst []T, max int64) []T {
+	return intRun(s, dst, max, len(s.data))
+}
+
+// IntRunWithin is IntRun over at most n bytes of input: it appends at most
+// n/2 integers, so that a caller reading an array in chunks of its own
+// can keep them in a buffer that never grows.
+func IntRunWithin[T int16 | uint16 | int32 | int64](s *Scanner, dst []T, max int64, n int) []T {
+	return intRun(s, dst, max, min(len(s.data), s.pos+n))
+}
+
+func intRun[T int16 | uint16 | int32 | int64](s *Scanner, dst []T, max int64, stop int) []T {
 	var zero T
 	unsigned := ^zero > zero
 	d := s.data
 	i := s.pos
-	stop := len(d)
 	if s.Release != nil {
 		stop = min(stop, s.relAt+ReleaseEvery)
 	}
