@@ -78,8 +78,9 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	// run; docs/performance.md §5g). Since the CLI gives the free heap
 	// back before the trees (§5i) the order matters less: sized exactly
 	// after the items instead, the peak did not change.
-	topDown := make([]Node, 1, nn+nn/8+64)
+	var topDown []Node
 	if splitSamples(n, nn) == 0 {
+		topDown = make([]Node, 1, nn+nn/8+64)
 		// Its pages, fresh from the system (the CLI gave the free heap
 		// back after reading, docs/performance.md §5i), are faulted in
 		// on the idle core while this one passes over the samples (§5l):
@@ -224,6 +225,14 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	t := newTreeWith(p, tl.Thread, self, pathCosts{})
 	t.samplePaths = &samplePaths{gc: gc}
 	t.scanKids = true
+	if topDown == nil {
+		// Samples in two halves (far more of them than nodes): no core
+		// is idle to fault the nodes in, so they are made exactly, once
+		// their number is known. A long recording's GC nodes outnumbered
+		// the room guessed, and the nodes were allocated twice on fresh
+		// pages after reading (samples-heavy: 165 KB, then 180 KB).
+		topDown = make([]Node, 1, len(items)+1)
+	}
 	topDown[0] = t.TopDown[0]
 	t.TopDown = slices.Grow(topDown, len(items))
 	t.sampleTD = td
