@@ -24,6 +24,13 @@ import (
 // (a variable for tests).
 var parallelTailBytes = 4 << 20
 
+// tailReleaseStep is how much of the input an array read ahead holds
+// before giving it back (jsonscan.Scanner.ReleaseStep). A long
+// recording's arrays are most of its file and peak at their end, both
+// read at once: 256 KB each instead of a megabyte (docs/performance.md
+// §5r).
+const tailReleaseStep = 256 << 10
+
 // tailTaken counts the arrays the parser took read ahead (for tests).
 var tailTaken atomic.Int64
 
@@ -61,6 +68,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			s := jsonscan.New(data)
 			s.SetOffset(a.at)
 			s.Release, s.Drop = p.release, p.drop
+			s.ReleaseStep = tailReleaseStep
 			s.SetReleaseFrom(a.at)
 			s.SetCount(a.at, a.elems)
 			a.vals, a.err = read(s)

@@ -53,11 +53,15 @@ func (s *Stream) ReadMapped() (*Mapping, error) {
 }
 
 // Release tells that the bytes [lo, hi) of Data will not be read again
-// soon: the whole pages inside it leave the process's memory (they are
-// read back from the file if they are). Safe for concurrent use.
+// soon: the pages they lie on leave the process's memory (they are read
+// back from the file if they are), but the one hi is on. A reader that
+// gives back what it has passed stretch after stretch so gives back every
+// page once (lo is rounded down: rounded up, the page on each stretch's
+// start stayed, 80 KB of a 20 MB profile read by megabytes). Safe for
+// concurrent use.
 func (m *Mapping) Release(lo, hi int64) {
 	const page = 4096
-	lo = (lo + page - 1) &^ (page - 1)
+	lo &^= page - 1
 	hi &^= page - 1
 	if m == nil || m.release == nil || hi <= lo {
 		return
