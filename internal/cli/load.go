@@ -91,6 +91,10 @@ func addCommonFlags(fs *flag.FlagSet) *commonFlags {
 // ones, from 1 MB: format/v8).
 const releaseNodes = 32 << 10
 
+// longRecording is how many samples a node a V8 profile has from which
+// load gives back the executable's pages after reading it.
+const longRecording = 16
+
 // releaseTraceBytes is the size of trace from which load has the reader
 // give the heap's free memory back once the events are read: about where
 // a trace is read on two cores, which buffer megabytes of parsed events
@@ -142,6 +146,13 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 	prog.setPhase("analysing")
 	switch s.Profile.Format {
 	case "cpuprofile", "cpuprofile-legacy", "xs":
+		if s.Profile.Samples.Node.Len() >= longRecording*len(s.Profile.Nodes) {
+			// A long recording (far more samples than nodes) peaks at its
+			// end too: the analyses add to the samples read, which nothing
+			// frees. Its reader's code is done with, as after a trace
+			// (docs/performance.md §5r).
+			pages.ReleaseExecutable()
+		}
 		if len(s.Profile.Nodes) < releaseNodes {
 			break // the collection and release cost more than they give back (a 20 k-node chain: +5%)
 		}
