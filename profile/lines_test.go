@@ -256,11 +256,18 @@ func TestTimeCursor(t *testing.T) {
 			lo := rng.IntN(n)
 			s := col.Slice(lo, n)
 			for _, x := range []*Times{&col, &s} {
+				// In order from a random index, then back and forth.
 				from := rng.IntN(x.Len())
-				cur := x.Cursor(from)
+				cur := x.Cursor()
 				for i := from; i < x.Len(); i++ {
-					if g, w := cur.Next(), x.At(i); g != w {
-						t.Fatalf("case %d: Next at %d = %d, At %d", c, i, g, w)
+					if g, w := cur.At(i), x.At(i); g != w {
+						t.Fatalf("case %d: cursor's At(%d) = %d, At %d", c, i, g, w)
+					}
+				}
+				for range 100 {
+					i := rng.IntN(x.Len())
+					if g, w := cur.At(i), x.At(i); g != w {
+						t.Fatalf("case %d: cursor's At(%d) = %d, At %d", c, i, g, w)
 					}
 				}
 			}
@@ -283,4 +290,39 @@ func to16(d []int32) []int16 {
 		out[i] = int16(x)
 	}
 	return out
+}
+
+// BenchmarkTimeCursor reads a million times of each form in order, by
+// cursor and by At.
+func BenchmarkTimeCursor(b *testing.B) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const n = 1 << 20
+	d := lineDeltas(rng, n, 50, 6, 0)
+	want := wantFromDeltas(0, d)
+	lined, _ := buildLined(rng, d, 0)
+	narrow, _ := TimesFromDeltas16(0, to16(d), maxTestTime)
+	for _, c := range []struct {
+		name string
+		t    Times
+	}{{"lined", lined}, {"2 bytes", narrow}, {"4 bytes", MakeTimes(want...)}} {
+		b.Run(c.name+"/cursor", func(b *testing.B) {
+			var sum Time
+			for b.Loop() {
+				cur := c.t.Cursor()
+				for i := range n {
+					sum += cur.At(i)
+				}
+			}
+			_ = sum
+		})
+		b.Run(c.name+"/At", func(b *testing.B) {
+			var sum Time
+			for b.Loop() {
+				for i := range n {
+					sum += c.t.At(i)
+				}
+			}
+			_ = sum
+		})
+	}
 }

@@ -447,3 +447,4 @@ func FuzzTimes(f *testing.F) {
 		}
 	})
 }
+

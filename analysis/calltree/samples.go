@@ -496,15 +496,15 @@ func scanSamples(tl *calls.Timeline, after []int32, clip bool, from, to, end pro
 		lcas[i].a = -1
 	}
 	var next profile.Time // time i, read as the end of sample i−1
-	ts := times.Cursor(lo)
+	ts := times.Cursor()
 	if lo < hi {
-		next = ts.Next()
+		next = ts.At(lo)
 	}
 	for i := lo; i < hi; i++ {
 		x := samples.At(i)
 		t0, t1 := next, end
 		if i+1 < n {
-			t1 = ts.Next()
+			t1 = ts.At(i + 1)
 		}
 		next = t1
 		d := t1 - t0
@@ -650,6 +650,7 @@ func (t *Tree) sampleIntervals(tl *calls.Timeline, from, to profile.Time, yield 
 		return true
 	}
 	prev, gcParent := int32(0), int32(-1)
+	ts := times.Cursor()
 	for i, x := range tl.SamplesIn(0, tl.Len()) {
 		var node int32
 		if x == gc && gc >= 0 {
@@ -661,7 +662,7 @@ func (t *Tree) sampleIntervals(tl *calls.Timeline, from, to profile.Time, yield 
 			node = t.sampleTD[x]
 		}
 		prev = x
-		if !emit(times.At(i), node) {
+		if !emit(ts.At(i), node) {
 			return
 		}
 	}

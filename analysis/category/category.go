@@ -167,9 +167,9 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 			known bool
 		}
 		nodes := make([]nodeCat, len(tl.Node))
-		ts := tl.Times.Cursor(0)
+		ts := tl.Times.Cursor()
 		for i, x := range tl.SamplesIn(0, tl.Len()) {
-			open := sweep.At(ts.Next())
+			open := sweep.At(ts.At(i))
 			var c profile.CategoryID
 			var sub uint8
 			if len(open) > 0 {
@@ -227,9 +227,9 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 		out := make([]profile.Time, len(p.Categories))
 		samples := tl.Cursor(lo)
 		var next profile.Time // time i, read as the end of sample i−1
-		ts := tl.Times.Cursor(lo)
+		ts := tl.Times.Cursor()
 		if lo < hi {
-			next = ts.Next()
+			next = ts.At(lo)
 		}
 		n := tl.Times.Len()
 		for i := lo; i < hi; i++ {
@@ -241,7 +241,7 @@ func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []pr
 			}
 			t0 := next
 			if next = tl.End; i+1 < n {
-				next = ts.Next()
+				next = ts.At(i + 1)
 			}
 			if d := min(next, to) - max(t0, from); int(c) < len(out) && d > 0 {
 				out[c] += d

@@ -154,12 +154,13 @@ func nodeSelf(p *profile.Profile, t profile.ThreadID) []profile.Time {
 	th := &p.Threads[t]
 	self := make([]profile.Time, th.Nodes.Len())
 	ss := p.ThreadSamples(t)
+	ts := ss.Time.Cursor()
 	for i, n := range ss.Node.All() {
 		var d profile.Time
 		if i+1 < ss.Time.Len() {
-			d = ss.Time.At(i+1) - ss.Time.At(i)
+			d = ts.At(i+1) - ts.At(i)
 		} else {
-			d = max(th.End-ss.Time.At(i), 0)
+			d = max(th.End-ts.At(i), 0)
 		}
 		self[n-profile.NodeID(th.Nodes.Start)] += d
 	}

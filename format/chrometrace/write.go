@@ -128,6 +128,7 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 				break
 			}
 		}
+		ts := ss.Time.Cursor() // the times in order, for the deltas
 		for c := 0; c == 0 || c < ss.Node.Len(); {
 			end := min(c+chunkSamples, ss.Node.Len())
 			if c == 0 {
@@ -153,8 +154,9 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 				if i > c {
 					b = append(b, ',')
 				}
-				b = jsonw.Micros(b, int64(ss.Time.At(i)-prev))
-				prev = ss.Time.At(i)
+				t := ts.At(i)
+				b = jsonw.Micros(b, int64(t-prev))
+				prev = t
 			}
 			b = append(b, ']')
 			if ss.Line != nil {

@@ -257,8 +257,9 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 		wr.numKid, wr.numNext, wr.numKids = append(wr.numKid[:0], 0), append(wr.numNext[:0], 0), append(wr.numKids[:0], 0)
 		wr.numFrame, wr.sampleOf = append(wr.numFrame[:0], -1), append(wr.sampleOf[:0], 0)
 		clear(wr.numMap)
-		byNumber := -1 // unknown until the first stack
-		next := 0      // the first sample time not yet passed
+		byNumber := -1        // unknown until the first stack
+		next := 0             // the first sample time not yet passed
+		cur := times.Cursor() // the times in order (Times.At is not inlined)
 		for s := range ts.Stacks {
 			if s.Weight <= 0 {
 				continue
@@ -272,12 +273,12 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 			}
 			spanned = true
 			// The samples of distinct times in [from, to).
-			for next < times.Len() && times.At(next) < from {
+			for next < times.Len() && cur.At(next) < from {
 				next++
 			}
 			var count int64
-			for next < times.Len() && times.At(next) < to {
-				if next == 0 || times.At(next) != times.At(next-1) {
+			for next < times.Len() && cur.At(next) < to {
+				if next == 0 || cur.At(next) != cur.At(next-1) {
 					count++
 				}
 				next++

@@ -143,8 +143,9 @@ func writeNodes(bw *bufio.Writer, p *profile.Profile, th *profile.Thread, childr
 	}
 	b = append(b, `],"timeDeltas":[`...)
 	prev := th.Start
+	ts := times.Cursor()
 	for i := range times.Len() {
-		t := times.At(i)
+		t := ts.At(i)
 		if i > 0 {
 			b = append(b, ',')
 		}
