@@ -448,3 +448,36 @@ func FuzzTimes(f *testing.F) {
 	})
 }
 
+// TestFirstDecrease16 compares firstDecrease16 with a loop, on every length
+// up to 40 and values near the lanes' edges.
+func TestFirstDecrease16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	edge := []uint16{0, 1, 2, 0x7ffe, 0x7fff, 0x8000, 0x8001, 0xfffe, 0xffff}
+	for n := range 41 {
+		for range 300 {
+			us := make([]uint16, n)
+			v := edge[rng.IntN(len(edge))]
+			for i := range us {
+				switch rng.IntN(4) {
+				case 0:
+					v = edge[rng.IntN(len(edge))]
+				case 1:
+					v++
+				}
+				us[i] = v
+			}
+			prev := edge[rng.IntN(len(edge))]
+			want, p := n, prev
+			for k, x := range us {
+				if x < p {
+					want = k
+					break
+				}
+				p = x
+			}
+			if got := firstDecrease16(us, prev); got != want {
+				t.Fatalf("firstDecrease16(%#x, %#x) = %d, want %d", us, prev, got, want)
+			}
+		}
+	}
+}
