@@ -24,12 +24,14 @@ import (
 // (a variable for tests).
 var parallelTailBytes = 4 << 20
 
-// tailReleaseStep is how much of the input an array read ahead holds
-// before giving it back (jsonscan.Scanner.ReleaseStep). A long
-// recording's arrays are most of its file and peak at their end, both
-// read at once: 256 KB each instead of a megabyte (docs/performance.md
+// tailReleaseStep returns how much of an input of n bytes an array read
+// ahead holds before giving it back (jsonscan.Scanner.ReleaseStep). A long
+// recording's arrays are most of its file, both read at once: a 64th of
+// it each, from 256 KB to the megabyte the other readers hold (a step is
+// a system call and, on two cores, the other's TLB flushed: by 256 KB,
+// the 246 MB recording's conversion took 3% longer; docs/performance.md
 // §5r).
-const tailReleaseStep = 256 << 10
+func tailReleaseStep(n int) int { return min(max(n/64, 256<<10), jsonscan.ReleaseEvery) }
 
 // tailTaken counts the arrays the parser took read ahead (for tests).
 var tailTaken atomic.Int64
@@ -68,7 +70,7 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			s := jsonscan.New(data)
 			s.SetOffset(a.at)
 			s.Release, s.Drop = p.release, p.drop
-			s.ReleaseStep = tailReleaseStep
+			s.ReleaseStep = tailReleaseStep(len(data))
 			s.SetReleaseFrom(a.at)
 			s.SetCount(a.at, a.elems)
 			a.vals, a.err = read(s)
