@@ -500,7 +500,7 @@ func blocksFit(bases []Time, deltas []int16, bits int) (_ []Time, least, most in
 type TimeCursor struct {
 	t     *Times
 	lo, n int // buf holds times [lo, lo+n)
-	buf   [128]Time
+	buf   [512]Time
 }
 
 // Cursor returns a cursor over the column.
