@@ -27,7 +27,7 @@ import (
 // mispredicted (long100, a real profile's samples repeated, has one group
 // in nine so: lined, its summary took 40% longer, at 14% more memory).
 //
-// Of the real profiles, those sampled every 100–200 µs have 0.1–7% of
+// Of the real profiles, those sampled every 100–200 µs have 0.2–7% of
 // their groups as exceptions; those sampled every millisecond far more
 // (their jitter is hundreds of µs), and are small.
 
@@ -54,8 +54,6 @@ const (
 func (t *Times) Lined() bool { return t.b8 != nil }
 
 // lineAt returns time i of a lined column.
-//
-//go:noinline
 func (t *Times) lineAt(i int) Time {
 	j := t.off + i
 	base := t.bases[j>>t.bits]
@@ -205,8 +203,8 @@ type LineBuilder struct {
 }
 
 // NewLineBuilder returns a builder with room for n times, which it takes
-// once the first groups have shown the line form worth it (a column given
-// up at once has not allocated them).
+// once its first 4,096 times are lined (a column given up at once, a
+// coarse sampling's, has not allocated them).
 func NewLineBuilder(n int) *LineBuilder {
 	b := &LineBuilder{n: n}
 	b.t.exc = new([]int32)
@@ -258,8 +256,8 @@ func lineBlockBits(deltas []int32) uint8 {
 		sum += int64(min(max(d, 1), 1<<20))
 	}
 	mean := max(sum/int64(k), 1)
-	bits := bits.Len64(uint64(32768/mean)) - 1
-	return uint8(min(max(bits, lineMinBits), lineMaxBits))
+	n := bits.Len64(uint64(32768/mean)) - 1
+	return uint8(min(max(n, lineMinBits), lineMaxBits))
 }
 
 // flush encodes the pending group (np times, the last group's maybe

@@ -362,6 +362,7 @@ func boolInt(b bool) int {
 func FuzzTimes(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte("\x00\x10\x20\x30\x40\x50\x60\x70\x80\x90\xa0\xb0\xc0\xd0\xe0\xf0"))
+	f.Add([]byte{2, 7, 50, 6, 3, 7, 9, 6, 200, 5, 10, 0, 99}) // lined: sorted, Set, appended
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		var col Times
 		var want []Time
@@ -382,6 +383,18 @@ func FuzzTimes(f *testing.F) {
 				t.Fatalf("TimesFromDeltas16: no narrow column of %d deltas of about %d µs", n, step)
 			}
 			col = c
+			if ops[0]%4 == 2 {
+				// Lined instead (a fine sampling's, read so by v8).
+				b := NewLineBuilder(n)
+				d32 := make([]int32, n)
+				for i, d := range deltas {
+					d32[i] = int32(d)
+				}
+				b.Add(d32)
+				if col, ok = b.Times(now, math.MaxInt64/2); !ok {
+					t.Fatalf("LineBuilder: no lined column of %d deltas of about %d µs", n, step)
+				}
+			}
 			for _, d := range deltas {
 				now += Time(d) * 1000
 				want = append(want, now)

@@ -11,6 +11,58 @@ import (
 	"github.com/jsprof/jsprof/internal/proftest"
 )
 
+// linedDoc returns a random profile of up to most samples for round (its
+// deltas' kind).
+func linedDoc(r *rand.Rand, round, most int) []byte {
+	nn := 2 + r.IntN(30)
+	var b strings.Builder
+	b.WriteString(`{"nodes":[`)
+	orphans := r.IntN(2)
+	for i := range nn + orphans {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, i+1, i%5, i)
+		var kids []string
+		for k := i + 1; k < nn; k++ {
+			if (k-1)/2 == i {
+				kids = append(kids, fmt.Sprint(k+1))
+			}
+		}
+		if len(kids) > 0 {
+			fmt.Fprintf(&b, `,"children":[%s]`, strings.Join(kids, ","))
+		}
+		b.WriteByte('}')
+	}
+	ns := 1 + r.IntN(most)
+	interval := []int{50, 100, 1000}[round%3]
+	jitter := []int{2, interval / 10, interval / 2}[r.IntN(3)]
+	var samples, deltas []string
+	for i := range ns {
+		samples = append(samples, fmt.Sprint(1+r.IntN(nn+orphans)))
+		d := interval + r.IntN(2*jitter+1) - jitter
+		switch r.IntN(200) {
+		case 0:
+			d = -r.IntN(3 * interval)
+		case 1:
+			d = 40000 + r.IntN(100000) // beyond 2 bytes
+		case 2:
+			d = 20000 // a pause
+		}
+		ds := fmt.Sprint(d)
+		if round%20 == 7 && i == r.IntN(ns) {
+			ds = []string{"1.5", "x", "1e3", `"7"`}[r.IntN(4)]
+		}
+		deltas = append(deltas, ds)
+	}
+	start := "1000"
+	if round%25 == 3 {
+		start = "4.6e15" // beyond range with the deltas added (±maxTime)
+	}
+	fmt.Fprintf(&b, `],"startTime":%s,"endTime":%d,"samples":[%s],"timeDeltas":[%s]}`, start, 1000+2000*ns, strings.Join(samples, ","), strings.Join(deltas, ","))
+	return []byte(b.String())
+}
+
 // TestLinedDeltas reads random profiles with their time deltas read into
 // the line form (from one delta on) and not at all: fine samplings, coarse
 // ones with jitter (which the line form gives up on, read again), deltas
@@ -23,53 +75,7 @@ func TestLinedDeltas(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	lined, read := 0, 0
 	for round := range 300 {
-		nn := 2 + r.IntN(30)
-		var b strings.Builder
-		b.WriteString(`{"nodes":[`)
-		orphans := r.IntN(2)
-		for i := range nn + orphans {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, i+1, i%5, i)
-			var kids []string
-			for k := i + 1; k < nn; k++ {
-				if (k-1)/2 == i {
-					kids = append(kids, fmt.Sprint(k+1))
-				}
-			}
-			if len(kids) > 0 {
-				fmt.Fprintf(&b, `,"children":[%s]`, strings.Join(kids, ","))
-			}
-			b.WriteByte('}')
-		}
-		ns := 1 + r.IntN(3000)
-		interval := []int{50, 100, 1000}[round%3]
-		jitter := []int{2, interval / 10, interval / 2}[r.IntN(3)]
-		var samples, deltas []string
-		for i := range ns {
-			samples = append(samples, fmt.Sprint(1+r.IntN(nn+orphans)))
-			d := interval + r.IntN(2*jitter+1) - jitter
-			switch r.IntN(200) {
-			case 0:
-				d = -r.IntN(3 * interval)
-			case 1:
-				d = 40000 + r.IntN(100000) // beyond 2 bytes
-			case 2:
-				d = 20000 // a pause
-			}
-			ds := fmt.Sprint(d)
-			if round%20 == 7 && i == r.IntN(ns) {
-				ds = []string{"1.5", "x", "1e3", `"7"`}[r.IntN(4)]
-			}
-			deltas = append(deltas, ds)
-		}
-		start := "1000"
-		if round%25 == 3 {
-			start = "4.6e15" // beyond range with the deltas added (±maxTime)
-		}
-		fmt.Fprintf(&b, `],"startTime":%s,"endTime":%d,"samples":[%s],"timeDeltas":[%s]}`, start, 1000+2000*ns, strings.Join(samples, ","), strings.Join(deltas, ","))
-		doc := []byte(b.String())
+		doc := linedDoc(r, round, 3000)
 		lineMinDeltas, parallelTailBytes = 1<<62, 1<<62
 		want, werr := ParseBytes(doc, Limits{})
 		for _, ahead := range []int{1 << 62, 0} {
@@ -110,4 +116,28 @@ func TestLinedDeltasShape(t *testing.T) {
 	if times := p.Samples.Time; !times.Lined() || times.Len() < lineMinDeltas {
 		t.Fatalf("%d times of a 50 µs sampling: lined %t", times.Len(), times.Lined())
 	}
+}
+
+// FuzzLinedDeltas reads an input with its time deltas read into the line
+// form and not: the profiles (their dumps) or the errors must be the same.
+func FuzzLinedDeltas(f *testing.F) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for round := range 12 {
+		f.Add(linedDoc(r, round, 200)) // small: the mutations reach more of it
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		defer func(n, m int) { lineMinDeltas, parallelTailBytes = n, m }(lineMinDeltas, parallelTailBytes)
+		lineMinDeltas, parallelTailBytes = 1<<62, 1<<62
+		want, werr := ParseBytes(doc, Limits{})
+		for _, ahead := range []int{1 << 62, 0} {
+			lineMinDeltas, parallelTailBytes = 1, ahead
+			got, gerr := ParseBytes(doc, Limits{})
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("ahead %t: error %v lined, %v not", ahead == 0, gerr, werr)
+			}
+			if werr == nil && got.String() != want.String() {
+				t.Fatalf("ahead %t: the profiles differ", ahead == 0)
+			}
+		}
+	})
 }
