@@ -95,10 +95,6 @@ func (t *Times) At(i int) Time {
 		return t.bases[(t.off+i)>>t.bits] + Time(t.us16[i])*1000
 	}
 	if t.b8 != nil {
-		j := t.off + i
-		if h := t.heads[j>>lineBits]; h < lineExc {
-			return t.bases[j>>t.bits] + Time(h&0xffff+(h>>16)*uint32(j&(lineLen-1))+uint32(t.b8[i]))*1000
-		}
 		return t.lineAt(i)
 	}
 	return t.bases[(t.off+i)>>blockBits] + Time(t.us[i])*1000
@@ -401,7 +397,9 @@ func nextDecreaseStored[T int32 | uint16](t *Times, us []T, bits uint8, from, hi
 // firstDecrease16 returns the first k at which us[k] is below the value
 // before it (prev for us[0]), or len(us): four values a step, compared
 // with the four before them as lanes of a word (a 27 M-sample recording's
-// times are passed over twice so while read, 30 ms a pass one by one).
+// times are passed over twice so while read, 16 ms a pass one by one:
+// memory-bound either way, but the byte loop's speed depended on where the
+// linker put it, 1.7 times slower across a 64-byte line).
 func firstDecrease16(us []uint16, prev uint16) int {
 	const high = 0x8000_8000_8000_8000
 	k := 0
@@ -493,10 +491,10 @@ func blocksFit(bases []Time, deltas []int16, bits int) (_ []Time, least, most in
 // where it is called, and the column's form is looked at once a chunk,
 // where Times.At (not inlined: four forms) looks at it for every time.
 // The passes over every sample of a long recording (the trees, the
-// categories' sums, the writers) read their times so. The index is the
-// caller's: a cursor that kept its own position stored and loaded it again
-// at every time, a chain through memory that took longer than the
-// decoding (1.5 ns a time).
+// categories' sums, the writers) read their times so, 1.44–1.5 ns a time
+// in every form (BenchmarkTimeCursor), as fast as At inlined on 2-byte
+// times was. The index is the caller's, and may go back (a chunk is then
+// decoded from it).
 type TimeCursor struct {
 	t     *Times
 	lo, n int // buf holds times [lo, lo+n)

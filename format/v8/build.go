@@ -708,7 +708,8 @@ func (p *parser) absoluteTimes(base profile.Time) (profile.Times, error) {
 			return times, nil
 		}
 		// A time beyond range: from the deltas again, which tell which.
-		// Counted from 0 the times are all in range (|µs| < 2^46).
+		// Counted from 0 the times are all in range (at most 2^52 µs
+		// from 0, LineBuilder.Add: 4.5·10^18 ns, maxTime 4.6·10^18).
 		from0, ok := b.Times(0, maxTime)
 		if !ok {
 			return profile.Times{}, p.failf(p.deltasOff, p.prefix+"timeDeltas", "the time deltas could not be read back")

@@ -449,10 +449,11 @@ const lineChunk = 16 << 10
 // deltas, each a whole µs in an int32, into the line form
 // (profile.LineBuilder) by chunks, never holding them all: 1.13 bytes a
 // sample instead of 2 or 4 (a pause of more than 32 ms between two
-// samples, common, widens a whole array of deltas to 4 bytes). It returns nil, having read some of the array,
-// when the array is not so (smaller, a delta that does not fit, an error)
-// or its times are too far from lines (a coarse sampling's jitter): the
-// caller reads it again from its start.
+// samples, common, widens a whole array of deltas to 4 bytes). It returns
+// nil, having read some of the array, when the array is not so (smaller,
+// a delta that does not fit, an error) or its times are too far from
+// lines (a coarse sampling's jitter): the caller reads it again from its
+// start.
 func readDeltasLined(s *jsonscan.Scanner) *profile.LineBuilder {
 	if s.Peek() != '[' {
 		return nil
