@@ -130,48 +130,40 @@ func TestMedianIntervalSmall(t *testing.T) {
 }
 
 // TestMedianIntervalLongAllocs checks what the median of a thread of
-// 100 k samples allocates: one histogram of 4-byte counts (256 KB), not a
-// second one for halves it does not make, nor 8-byte counts (1 MB a call,
-// 5 MB of web-dev's summary at its peak).
+// 100 k samples allocates: intervals over 100 ms (more values than one pass
+// counts), one histogram of 4-byte counts (256 KB), not a second one for
+// halves it does not make, nor 8-byte counts (1 MB a call, 5 MB of
+// web-dev's summary at its peak); intervals over 301 µs, a histogram of
+// 301 buckets, not of 65,536 (256 KB resident to the end of a summary).
 func TestMedianIntervalLongAllocs(t *testing.T) {
-	ts := make([]Time, 100_000)
-	for i := 1; i < len(ts); i++ {
-		ts[i] = ts[i-1] + Time(900+i%7*50)*1000
-	}
-	times := MakeTimes(ts...)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	const runs = 20
-	for range runs {
-		if got := MedianInterval(times); got != 1050_000 {
-			t.Fatalf("median %d, want 1.05 ms", got)
+	for _, c := range []struct {
+		name     string
+		interval func(i int) Time // µs
+		most     uint64
+	}{
+		{"wide", func(i int) Time { return Time(900 + i*7919%100_000) }, 300 << 10},
+		{"narrow", func(i int) Time { return Time(900 + i%7*50) }, 8 << 10},
+	} {
+		ts := make([]Time, 100_000)
+		var ds []Time
+		for i := 1; i < len(ts); i++ {
+			ts[i] = ts[i-1] + c.interval(i)*1000
+			ds = append(ds, ts[i]-ts[i-1])
 		}
-	}
-	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 300<<10 {
-		t.Errorf("the median of 100 k intervals allocated %d bytes, want one 256 KB histogram", per)
-	}
-}
-
-// TestMedianIntervalNarrowAllocs checks that intervals of a narrow range
-// (here 900 to 1,200 µs) get a histogram of that many buckets, not of
-// 65,536 (256 KB resident to the end of a summary).
-func TestMedianIntervalNarrowAllocs(t *testing.T) {
-	ts := make([]Time, 100_000)
-	for i := 1; i < len(ts); i++ {
-		ts[i] = ts[i-1] + Time(900+i%7*50)*1000
-	}
-	times := MakeTimes(ts...)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	const runs = 20
-	for range runs {
-		if got := MedianInterval(times); got != 1050_000 {
-			t.Fatalf("median %d, want 1.05 ms", got)
+		slices.Sort(ds)
+		want := ds[len(ds)/2] // the upper of an even count
+		times := MakeTimes(ts...)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const runs = 20
+		for range runs {
+			if got := MedianInterval(times); got != want {
+				t.Fatalf("%s: median %d, want %d", c.name, got, want)
+			}
 		}
-	}
-	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 8<<10 {
-		t.Errorf("the median of intervals over 301 µs allocated %d bytes, want a histogram of 301 buckets", per)
+		runtime.ReadMemStats(&after)
+		if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > c.most {
+			t.Errorf("%s: the median of 100 k intervals allocated %d bytes a call, want at most %d", c.name, per, c.most)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
 )
 
 // linedDoc returns a random profile of up to most samples for round (its
@@ -71,26 +72,12 @@ func linedDoc(r *rand.Rand, round, most int) []byte {
 // profiles (their dumps: the times' form differs) or the errors must be
 // the same, read in order and read ahead.
 func TestLinedDeltas(t *testing.T) {
-	defer func(n, m int) { lineMinDeltas, parallelTailBytes = n, m }(lineMinDeltas, parallelTailBytes)
 	r := rand.New(rand.NewPCG(11, 12))
 	lined, read := 0, 0
 	for round := range 300 {
 		doc := linedDoc(r, round, 3000)
-		lineMinDeltas, parallelTailBytes = 1<<62, 1<<62
-		want, werr := ParseBytes(doc, Limits{})
-		for _, ahead := range []int{1 << 62, 0} {
-			lineMinDeltas, parallelTailBytes = 1, ahead
-			got, gerr := ParseBytes(doc, Limits{})
-			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-				t.Fatalf("round %d (ahead %t): error %v lined, %v not\n%s", round, ahead == 0, gerr, werr, doc)
-			}
-			if werr != nil {
-				continue
-			}
-			if got.String() != want.String() {
-				t.Fatalf("round %d (ahead %t): the profiles differ\n%s", round, ahead == 0, doc)
-			}
-			if got.Samples.Time.Lined() {
+		for _, p := range sameLined(t, doc) {
+			if p.Samples.Time.Lined() {
 				lined++
 			}
 			read++
@@ -99,6 +86,33 @@ func TestLinedDeltas(t *testing.T) {
 	if lined < 150 || lined == read {
 		t.Errorf("%d of %d profiles read had their times lined: the test should make both", lined, read)
 	}
+}
+
+// sameLined reads doc with its deltas lined (from one delta on; in order,
+// then read ahead) and not, fails t unless the profiles (their dumps: the
+// times' form differs) or the errors are the same, and returns the lined
+// reads' profiles (none for an error).
+func sameLined(t *testing.T, doc []byte) []*profile.Profile {
+	t.Helper()
+	defer func(n, m int) { lineMinDeltas, parallelTailBytes = n, m }(lineMinDeltas, parallelTailBytes)
+	lineMinDeltas, parallelTailBytes = 1<<62, 1<<62
+	want, werr := ParseBytes(doc, Limits{})
+	var out []*profile.Profile
+	for _, ahead := range []int{1 << 62, 0} {
+		lineMinDeltas, parallelTailBytes = 1, ahead
+		got, gerr := ParseBytes(doc, Limits{})
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("read ahead %t: error %v lined, %v not\n%.2000s", ahead == 0, gerr, werr, doc)
+		}
+		if werr != nil {
+			continue
+		}
+		if got.String() != want.String() {
+			t.Fatalf("read ahead %t: the profiles differ\n%.2000s", ahead == 0, doc)
+		}
+		out = append(out, got)
+	}
+	return out
 }
 
 // TestLinedDeltasShape reads the samples-heavy shape (every 50 µs): its
@@ -125,19 +139,5 @@ func FuzzLinedDeltas(f *testing.F) {
 	for round := range 12 {
 		f.Add(linedDoc(r, round, 200)) // small: the mutations reach more of it
 	}
-	f.Fuzz(func(t *testing.T, doc []byte) {
-		defer func(n, m int) { lineMinDeltas, parallelTailBytes = n, m }(lineMinDeltas, parallelTailBytes)
-		lineMinDeltas, parallelTailBytes = 1<<62, 1<<62
-		want, werr := ParseBytes(doc, Limits{})
-		for _, ahead := range []int{1 << 62, 0} {
-			lineMinDeltas, parallelTailBytes = 1, ahead
-			got, gerr := ParseBytes(doc, Limits{})
-			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-				t.Fatalf("ahead %t: error %v lined, %v not", ahead == 0, gerr, werr)
-			}
-			if werr == nil && got.String() != want.String() {
-				t.Fatalf("ahead %t: the profiles differ", ahead == 0)
-			}
-		}
-	})
+	f.Fuzz(func(t *testing.T, doc []byte) { sameLined(t, doc) })
 }
