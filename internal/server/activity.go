@@ -60,8 +60,15 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 	lo, hi := max(from, ax.from), min(to, ax.to)
 	i := sort.Search(n, func(k int) bool { return ax.tl.TimeAt(k+1) > lo })
 	samples := ax.tl.Cursor(i)
-	for ; i < n && ts.At(i) < hi; i++ {
-		s, e := max(ts.At(i), lo), min(ax.tl.TimeAt(i+1), hi)
+	tc := ts.Cursor() // the times in order (Times.At is not inlined)
+	at := func(i int) profile.Time { // TimeAt
+		if i == ts.Len() {
+			return ax.tl.End
+		}
+		return tc.At(i)
+	}
+	for ; i < n && tc.At(i) < hi; i++ {
+		s, e := max(tc.At(i), lo), min(at(i+1), hi)
 		if e <= s {
 			continue
 		}
