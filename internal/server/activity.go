@@ -60,8 +60,9 @@ func (ax *activityIndex) bins(from, to, origin profile.Time, width int) report.A
 	lo, hi := max(from, ax.from), min(to, ax.to)
 	i := sort.Search(n, func(k int) bool { return ax.tl.TimeAt(k+1) > lo })
 	samples := ax.tl.Cursor(i)
-	tc := ts.Cursor() // the times in order (Times.At is not inlined)
-	at := func(i int) profile.Time { // TimeAt
+	// The times in order (Times.At is not inlined); at is TimeAt.
+	tc := ts.Cursor()
+	at := func(i int) profile.Time {
 		if i == ts.Len() {
 			return ax.tl.End
 		}
