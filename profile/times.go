@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -403,9 +404,12 @@ func nextDecreaseStored[T int32 | uint16](t *Times, us []T, bits uint8, from, hi
 func firstDecrease16(us []uint16, prev uint16) int {
 	const high = 0x8000_8000_8000_8000
 	k := 0
-	for ; k+4 <= len(us); k += 4 {
-		y := *(*uint64)(unsafe.Pointer(&us[k])) // the four, lane j = us[k+j]
-		x := y<<16 | uint64(prev)               // the four before them
+	// The values' bytes read as little-endian words (any alignment):
+	// lane j is us[k+j] where the machine is little-endian.
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(us))), 2*len(us))
+	for ; littleEndian && k+4 <= len(us); k += 4 {
+		y := binary.LittleEndian.Uint64(b[2*k:]) // the four
+		x := y<<16 | uint64(prev)                // the four before them
 		// Lane by lane, y < x is the borrow out of y − x: the lanes'
 		// low 15 bits subtracted without a borrow between lanes, then the
 		// top bit's borrow from theirs (Hacker's Delight, 2-18).
@@ -423,6 +427,9 @@ func firstDecrease16(us []uint16, prev uint16) int {
 	}
 	return len(us)
 }
+
+// littleEndian tells whether the machine stores a uint16's low byte first.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // narrowMinBits is the smallest block of a narrow column: 16 samples, whose
 // base costs half a byte a sample (a sampling every 4 ms fits).

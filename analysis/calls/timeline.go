@@ -11,6 +11,7 @@
 package calls
 
 import (
+	"encoding/binary"
 	"fmt"
 	"iter"
 	"math"
@@ -345,12 +346,12 @@ func count16(s []uint16, v uint16) int {
 	const low, high = 0x7fff_7fff_7fff_7fff, 0x8000_8000_8000_8000
 	vv := uint64(v) * 0x0001_0001_0001_0001
 	n := 0
-	// The words of s (a uint16 array is 2-aligned: a word may straddle
-	// cache lines, which x86 and arm64 load unaligned; the lanes' order
-	// does not matter to a count).
-	words := unsafe.Slice((*[4]uint16)(unsafe.Pointer(unsafe.SliceData(s))), len(s)/4)
-	for _, w := range words {
-		x := *(*uint64)(unsafe.Pointer(&w)) ^ vv
+	// The words of s, read at any alignment in the machine's byte order:
+	// each lane holds one of the values (their order does not matter to
+	// a count).
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 2*len(s))
+	for i := 0; i+8 <= len(b); i += 8 {
+		x := binary.NativeEndian.Uint64(b[i:]) ^ vv
 		n += bits.OnesCount64(^((x&low + low) | x) & high)
 	}
 	return n
