@@ -120,8 +120,6 @@ type writer struct {
 	// leaf holds, for each sample (by index), the written thread and
 	// frame that end it.
 	leaf chunked.Slice[leafOf]
-	// flat holds each frame's flat time and count by written thread.
-	flat map[leafOf][2]int64
 	// lineLocs holds the Locations of frames at given lines.
 	lineLocs map[lineLoc]*pprofile.Location
 	// byPath holds the sample of each (written thread, Stack.Path) seen.
@@ -228,7 +226,6 @@ func convert(p *profile.Profile, stacks []profile.ThreadStacks, opts Options) (*
 		locs:        make([]*pprofile.Location, len(p.Frames)),
 		funcs:       map[funcKey]*pprofile.Function{},
 		sampleIndex: map[string]int{},
-		flat:        map[leafOf][2]int64{},
 		lineLocs:    map[lineLoc]*pprofile.Location{},
 	}
 	if opts.View != "" && opts.View != "all" {
@@ -491,16 +488,15 @@ func (wr *writer) newSample(ti int, leaf profile.FrameID, path int32, count int6
 	wr.addTo(wr.last, count, weight)
 }
 
-// addTo adds a count and weight to the i'th Sample and to its leaf's flat
-// time.
+// addTo adds a count and weight to the i'th Sample. (Its leaf's flat
+// time, which only splitLines needs, is summed there from the Samples: a
+// map updated here, at every stack, was 40% of the conversion of a
+// recording of 30 M samples.)
 func (wr *writer) addTo(i int, count int64, weight profile.Time) {
 	wr.last = i
 	smp := wr.samples.Ptr(i)
 	smp.value[0] += count
 	smp.value[1] += int64(weight)
-	leaf := wr.leaf.At(i)
-	fl := wr.flat[leaf]
-	wr.flat[leaf] = [2]int64{fl[0] + count, fl[1] + int64(weight)}
 }
 
 // location returns the Location of frame f, adding it and its Function if
@@ -630,6 +626,12 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 		samples []int // indices into wr.out.Sample
 	}
 	splits := map[leafOf]*split{}
+	flat := map[leafOf][2]int64{} // each frame's flat count and time by written thread
+	for j := range wr.samples.Len() {
+		leaf, v := wr.leaf.At(j), wr.samples.At(j).value
+		fl := flat[leaf]
+		flat[leaf] = [2]int64{fl[0] + v[0], fl[1] + v[1]}
+	}
 	for ti, ts := range stacks {
 		byFrame := map[profile.FrameID][]LineSelf{}
 		for _, ls := range tables[ts.Thread] {
@@ -638,7 +640,7 @@ func (wr *writer) splitLines(stacks []profile.ThreadStacks, tables map[profile.T
 			}
 		}
 		for f, lines := range byFrame {
-			fl := wr.flat[leafOf{ti, f}]
+			fl := flat[leafOf{ti, f}]
 			if fl[1] <= 0 {
 				continue
 			}
