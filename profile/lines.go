@@ -156,7 +156,10 @@ func (t *Times) lineRuns(run func(us []int32, prev int32), wide func(prev Time, 
 }
 
 // lineDecodeUs writes times lo, lo+1, … of a lined column into dst, as µs
-// from their block's base (they must be of one block).
+// from their block's base (they must be of one block). It is lineDecode's
+// twin in µs, as lineUs is lineAt's: one generic decoder for both made the
+// cursor's lined times 17% slower (BenchmarkTimeCursor), and lineAt made of
+// lineUs, Times.At's 14%.
 func (t *Times) lineDecodeUs(dst []int32, lo int) {
 	for k := 0; k < len(dst); {
 		i := lo + k

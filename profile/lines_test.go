@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -87,17 +88,7 @@ func TestLineTimes(t *testing.T) {
 		for range 3 {
 			a := rng.IntN(n)
 			b := a + rng.IntN(n-a+1)
-			wn, wfirst := 0, -1
-			for i := a + 1; i < b; i++ {
-				if want[i] < want[i-1] {
-					if wn++; wfirst < 0 {
-						wfirst = i
-					}
-				}
-			}
-			if gn, gfirst := col.Decreases(a, b); gn != wn || gfirst != wfirst {
-				t.Fatalf("case %d: Decreases(%d, %d) = %d, %d; want %d, %d", c, a, b, gn, gfirst, wn, wfirst)
-			}
+			checkDecreases(t, &col, want, a, b, fmt.Sprintf("case %d", c))
 		}
 		wideCol := WideTimes(slices.Clone(want))
 		if g, w := MedianInterval(col), MedianInterval(wideCol); g != w {

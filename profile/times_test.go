@@ -25,6 +25,23 @@ func checkTimes(t *testing.T, got *Times, want []Time, what string) {
 	}
 }
 
+// checkDecreases compares col.Decreases(lo, hi) with the decreases of the
+// times col should hold.
+func checkDecreases(t *testing.T, col *Times, want []Time, lo, hi int, what string) {
+	t.Helper()
+	wn, wfirst := 0, -1
+	for i := lo + 1; i < hi; i++ {
+		if want[i] < want[i-1] {
+			if wn++; wfirst < 0 {
+				wfirst = i
+			}
+		}
+	}
+	if n, first := col.Decreases(lo, hi); n != wn || first != wfirst {
+		t.Fatalf("%s: Decreases(%d, %d) = %d, %d; want %d, %d", what, lo, hi, n, first, wn, wfirst)
+	}
+}
+
 // TestTimes builds columns by Append, Set and MakeTimes from random times
 // (whole microseconds near each other, some not, some far, some near the
 // ends of int64) and compares each with a []Time.
@@ -78,18 +95,8 @@ func TestTimes(t *testing.T) {
 		if len(want) > 0 {
 			lo := rng.IntN(len(want))
 			hi := lo + rng.IntN(len(want)-lo+1)
-			wn, wfirst := 0, -1
-			for i := lo + 1; i < hi; i++ {
-				if want[i] < want[i-1] {
-					if wn++; wfirst < 0 {
-						wfirst = i
-					}
-				}
-			}
 			for _, c := range []*Times{&col, &m} {
-				if n, first := c.Decreases(lo, hi); n != wn || first != wfirst {
-					t.Fatalf("Decreases(%d, %d) = %d, %d; want %d, %d (compact %t)", lo, hi, n, first, wn, wfirst, c.Compact())
-				}
+				checkDecreases(t, c, want, lo, hi, fmt.Sprintf("compact %t", c.Compact()))
 			}
 		}
 		col.Grow(rng.IntN(10))
@@ -179,17 +186,7 @@ func TestTimesBlocks(t *testing.T) {
 				hi := lo + rng.IntN(n-lo+1)
 				s := col.Slice(lo, hi)
 				checkTimes(t, &s, want[lo:hi], "slice of blocks")
-				wn, wfirst := 0, -1
-				for i := lo + 1; i < hi; i++ {
-					if want[i] < want[i-1] {
-						if wn++; wfirst < 0 {
-							wfirst = i
-						}
-					}
-				}
-				if gn, gfirst := col.Decreases(lo, hi); gn != wn || gfirst != wfirst {
-					t.Fatalf("n=%d: Decreases(%d, %d) = %d, %d; want %d, %d", n, lo, hi, gn, gfirst, wn, wfirst)
-				}
+				checkDecreases(t, &col, want, lo, hi, fmt.Sprintf("n=%d", n))
 				var got []Time
 				eachRun(s, func(prev Time, wide []Time) {
 					for _, t := range wide {
