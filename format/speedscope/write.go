@@ -381,9 +381,9 @@ type stacks struct {
 	// at the gaps, which say where: stacks are sample intervals, most of
 	// them back to back (all starts kept, the 232 MB samples-heavy shape's
 	// 30 M intervals took 600 MB).
-	gaps            []gap
-	lastStart, last int64 // the last stack's start and end
-	program         int32 // the "(program)" frame, or −1
+	gaps    []gap
+	last    int64 // the last stack's end
+	program int32 // the "(program)" frame, or −1
 }
 
 // gap is a stack that does not start where the one before it ends (the
@@ -424,7 +424,7 @@ func collect(ts profile.ThreadStacks, ft *frameTable) (*stacks, error) {
 		}
 		s.node.Append(n)
 		s.weight.Append(weight)
-		s.lastStart, s.last = start, start+weight
+		s.last = start + weight
 	}
 	t := &s.paths
 	// With ts.Paths: the path of each of its paths, −1 until met. A path
@@ -462,8 +462,8 @@ func collect(ts profile.ThreadStacks, ft *frameTable) (*stacks, error) {
 			err = fmt.Errorf("stack at %d ns has a negative weight (%d ns)", st.Time, st.Weight)
 			break
 		}
-		if k := s.len(); k > 0 && int64(st.Time) < s.lastStart {
-			err = fmt.Errorf("stack at %d ns after one at %d ns: stacks must come in time order", st.Time, s.lastStart)
+		if k := s.len(); k > 0 && int64(st.Time) < s.last-s.weight.At(k-1) {
+			err = fmt.Errorf("stack at %d ns after one at %d ns: stacks must come in time order", st.Time, s.last-s.weight.At(k-1))
 			break
 		}
 		var n int32
