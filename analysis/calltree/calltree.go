@@ -63,8 +63,12 @@ type Tree struct {
 	lineSrc *Tree
 	lineMap []int32
 
-	thread   *profile.Thread
-	funcOf   map[profile.FunctionKey]FuncID
+	thread *profile.Thread
+	funcOf map[profile.FunctionKey]FuncID
+	// byName, when not nil, finds most functions instead of funcOf: per
+	// string, the FuncID+1 of the one function of that name, or −1 when the
+	// name is several functions', which funcOf then holds (funcByName).
+	byName   []FuncID
 	frameFn  []FuncID // FrameID → FuncID+1 cache
 	childIdx map[[2]int32]int32
 	// tdOf caches, per model node, the top-down node it last mapped to and
@@ -125,15 +129,21 @@ func buildWindowWalk(tl *calls.Timeline, from, to profile.Time) *Tree {
 // newTree returns an empty tree for thread th of p.
 func newTree(p *profile.Profile, th profile.ThreadID) *Tree {
 	nn := p.Threads[th].Nodes.Len()
-	return newTreeWith(p, th, make([]profile.Time, nn), newPathCosts(nn))
+	return newTreeWith(p, th, make([]profile.Time, nn), newPathCosts(nn), false)
 }
 
-// newTreeWith is newTree with NodeSelf and the path costs given.
-func newTreeWith(p *profile.Profile, th profile.ThreadID, nodeSelf []profile.Time, paths pathCosts) *Tree {
+// newTreeWith is newTree with NodeSelf and the path costs given, and its
+// functions found by name (Tree.byName) when byName.
+func newTreeWith(p *profile.Profile, th profile.ThreadID, nodeSelf []profile.Time, paths pathCosts, byName bool) *Tree {
 	thr := &p.Threads[th]
 	// At most a function per frame or node: sized so, the functions are
 	// not grown by a quarter at a time (40 k functions allocated 10 MB).
 	funcs := min(len(p.Frames), thr.Nodes.Len())
+	var names []FuncID
+	sized := funcs // funcOf's room: every function, or those of names of several
+	if byName {
+		names, sized = make([]FuncID, len(p.Strings)), 0
+	}
 	return &Tree{
 		Profile:  p,
 		Thread:   th,
@@ -142,7 +152,8 @@ func newTreeWith(p *profile.Profile, th profile.ThreadID, nodeSelf []profile.Tim
 		NodeSelf: nodeSelf,
 		pathSelf: paths,
 		thread:   thr,
-		funcOf:   make(map[profile.FunctionKey]FuncID, funcs),
+		funcOf:   make(map[profile.FunctionKey]FuncID, sized),
+		byName:   names,
 		onStack:  make([]int32, 0, funcs),
 		frameFn:  make([]FuncID, len(p.Frames)),
 		childIdx: map[[2]int32]int32{},
@@ -191,15 +202,48 @@ func (t *Tree) funcID(f profile.FrameID) FuncID {
 		return id - 1
 	}
 	key := t.Profile.FunctionKey(f)
-	id, ok := t.funcOf[key]
+	id, ok := t.findFunc(key)
 	if !ok {
 		id = FuncID(len(t.Funcs))
 		t.Funcs = append(t.Funcs, Function{Key: key, Frame: f})
-		t.funcOf[key] = id
 		t.onStack = append(t.onStack, 0)
+		t.addFunc(key, id)
 	}
 	t.frameFn[f] = id + 1
 	return id
+}
+
+// findFunc returns the function of key, if the tree has it. It does not
+// change t.
+func (t *Tree) findFunc(key profile.FunctionKey) (FuncID, bool) {
+	if t.byName != nil {
+		if c := t.byName[key.Name] - 1; c >= 0 {
+			return c, t.Funcs[c].Key == key
+		} else if c == -1 {
+			return 0, false
+		}
+	}
+	id, ok := t.funcOf[key]
+	return id, ok
+}
+
+// addFunc records that function id (not found by findFunc) is key's.
+// With byName, a name's first function is found through it alone, and
+// its functions go to funcOf from its second on: most names are one
+// function's, and a slot per string is a load where the map hashed and
+// probed (the many-nodes shape's 40 k functions: docs/performance.md §5s).
+func (t *Tree) addFunc(key profile.FunctionKey, id FuncID) {
+	if t.byName != nil {
+		switch c := t.byName[key.Name] - 1; {
+		case c == -1:
+			t.byName[key.Name] = id + 1
+			return
+		case c >= 0: // the name's second function: the first goes to the map
+			t.funcOf[t.Funcs[c].Key] = c
+			t.byName[key.Name] = -1
+		}
+	}
+	t.funcOf[key] = id
 }
 
 // Open implements calls.Visitor.

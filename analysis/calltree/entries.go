@@ -191,6 +191,7 @@ func (b *TreeBuilder) Finish() *Tree {
 	}
 	t.Funcs = funcs
 	t.frameFn = make([]FuncID, len(t.Profile.Frames))
+	t.byName = nil
 	t.funcOf = make(map[profile.FunctionKey]FuncID, len(funcs))
 	for i, f := range funcs {
 		t.funcOf[f.Key] = FuncID(i)

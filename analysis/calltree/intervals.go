@@ -15,7 +15,7 @@ type Interval struct {
 // lookup returns the existing child of parent for frame f, or −1. It does
 // not change t, so it is safe for concurrent use once t is built.
 func (t *Tree) lookup(parent int32, f profile.FrameID) int32 {
-	fn, ok := t.funcOf[t.Profile.FunctionKey(f)]
+	fn, ok := t.findFunc(t.Profile.FunctionKey(f))
 	if !ok {
 		return -1
 	}

@@ -216,13 +216,16 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	// Which model nodes are their function's outermost on their path, found
 	// on the idle core while this one makes the top-down nodes below; for a
 	// tree of many nodes only (modelOutermostNodes).
+	large := nn >= modelOutermostNodes && len(p.Strings) <= 4*nn
 	outerDone := make(chan []bool, 1)
-	if nn >= modelOutermostNodes && len(p.Strings) <= 4*nn {
+	if large {
 		go func() { outerDone <- modelOutermost(p, base, par) }()
 	} else {
 		outerDone <- nil // the tree is walked
 	}
-	t := newTreeWith(p, tl.Thread, self, pathCosts{})
+	// Functions found by name in a tree of many nodes alike, for the same
+	// reason (a slot per string of the profile).
+	t := newTreeWith(p, tl.Thread, self, pathCosts{}, large)
 	t.samplePaths = &samplePaths{gc: gc}
 	t.scanKids = true
 	if topDown == nil {
