@@ -179,8 +179,14 @@ var pairBytes = 4 << 20
 
 // dropGuesses is the stretch of a mapped file whose pages are given back at
 // once after its segment boundaries were guessed (one call, one flush of the
-// other core's TLB, for many guesses).
-const dropGuesses = 64 << 20
+// other core's TLB, for several guesses). It was 64 MB, so that a trace of
+// less had all its guesses' pages mapped until the last guess: where a
+// guess's fault maps a large folio (a file just written, or read ahead in
+// large folios), that was the whole file, and the trace's peak RSS
+// (shift-attribution written anew: 46.6 MiB, 1.1× its size, against 17 MiB
+// read from disk; docs/performance.md §5s). At 4 MB: 19.2 MiB, the time
+// n.s., the 2 GB trace's 500 calls instead of 30 n.s. A variable for tests.
+var dropGuesses = 4 << 20
 
 // segmentBytes is about the size of a segment: the main reader waits at most
 // about the time the worker takes to parse one where they meet.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -262,5 +263,55 @@ func TestEventsRead(t *testing.T) {
 func TestSegEventSize(t *testing.T) {
 	if n := unsafe.Sizeof(segEvent{}); n != 72 {
 		t.Errorf("segEvent is %d bytes, want 72: order its fields widest first", n)
+	}
+}
+
+// TestGuessesGivenBack: the pages a large trace's segment boundary guesses
+// touch go back by stretches of dropGuesses as the guesses are made, not
+// once all are: where a guess's fault maps a large folio (a file just
+// written), the whole file was otherwise resident before an event was read.
+func TestGuessesGivenBack(t *testing.T) {
+	defer func(a, b, c int) { splitEventsBytes, segmentBytes, dropGuesses = a, b, c }(splitEventsBytes, segmentBytes, dropGuesses)
+	splitEventsBytes, segmentBytes, dropGuesses = 0, 16<<10, 64<<10
+	var gen bytes.Buffer
+	if _, _, err := proftest.WriteLargeTrace(&gen, 2, 2<<20); err != nil {
+		t.Fatal(err)
+	}
+	data := gen.Bytes()
+	var mu sync.Mutex
+	var drops [][2]int64
+	drop := func(lo, hi int64) {
+		mu.Lock()
+		drops = append(drops, [2]int64{lo, hi})
+		mu.Unlock()
+	}
+	want, err := ParseBytes(data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseMapped(data, Options{}, nil, drop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("the profile differs read mapped")
+	}
+	// The guesses' stretches are the first drops, each from where the one
+	// before ended, the last to the end of the input.
+	chain := 0
+	for chain < len(drops) && (chain == 0 || drops[chain][0] == drops[chain-1][1]) {
+		chain++
+	}
+	if chain == 0 || drops[chain-1][1] != int64(len(data)) {
+		t.Fatalf("the first drops %v do not end at the input's end (%d bytes)", drops[:chain], len(data))
+	}
+	if want := len(data) / (2 * dropGuesses); chain < want {
+		t.Errorf("the guesses' pages went back in %d stretches over %d bytes, want %d or more", chain, len(data), want)
+	}
+	t.Logf("%d bytes, %d stretches", len(data), chain)
+	for _, d := range drops[:chain] {
+		if d[1]-d[0] > int64(dropGuesses+2*segmentBytes) {
+			t.Errorf("a stretch of %d bytes given back at once, want at most %d", d[1]-d[0], dropGuesses+2*segmentBytes)
+		}
 	}
 }
