@@ -1,7 +1,10 @@
 package v8_test
 
 import (
+	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jsprof/jsprof/format/v8"
@@ -49,4 +52,46 @@ func TestAssemblerLines(t *testing.T) {
 	if !slices.Equal(s.Line, wantLines) || !slices.Equal(s.Column, wantCols) {
 		t.Errorf("lines %v, columns %v; want %v and %v", s.Line, s.Column, wantLines, wantCols)
 	}
+}
+
+// TestAssemblerNodesGrowth reads a trace profile's nodes chunk by chunk, as
+// a trace gives them (none counted ahead), and bounds what their table
+// allocates: grown by a quarter at a time (append's growth of a large
+// slice), 20 k nodes of 88 bytes allocated 4.7 times their size (410
+// bytes a node); doubled, twice the last capacity, 3.1 times (273 here,
+// at most four times where the count is just past a power of two).
+func TestAssemblerNodesGrowth(t *testing.T) {
+	const chunks, per = 2000, 10
+	docs := make([][]byte, chunks)
+	for c := range docs {
+		var b strings.Builder
+		b.WriteByte('[')
+		for k := range per {
+			id := c*per + k + 1
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			if id == 1 {
+				b.WriteString(`{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}}`)
+				continue
+			}
+			fmt.Fprintf(&b, `{"id":%d,"parent":%d,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":0,"columnNumber":0}}`, id, id-1)
+		}
+		b.WriteByte(']')
+		docs[c] = []byte(b.String())
+	}
+	a := v8.NewAssembler(profile.NewBuilder("chrome-trace"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for _, d := range docs {
+		if err := a.ReadNodes(jsonscan.New(d), 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	perNode := float64(after.TotalAlloc-before.TotalAlloc) / (chunks * per)
+	if perNode > 320 {
+		t.Errorf("reading %d nodes in %d chunks allocated %.0f bytes a node, want at most 320 (a raw node is 88)", chunks*per, chunks, perNode)
+	}
+	t.Logf("%.0f bytes a node", perNode)
 }
