@@ -38,3 +38,28 @@ func BenchmarkCalls(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkIntegrateShapes measures DevTools' ProfileCalls made by the
+// trace integrator (the samples of a trace thread without events) on the
+// node-heavy shapes of bench/shapes.sh: deep stacks, where each sample's
+// stack is compared with the one before.
+func BenchmarkIntegrateShapes(b *testing.B) {
+	for _, name := range []string{"typescript", "many-nodes"} {
+		b.Run(name, func(b *testing.B) {
+			p, err := v8.ParseBytes(proftest.ShapeBytes(b, name), v8.Limits{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tl, err := calls.NewTimeline(p, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			var n int
+			for b.Loop() {
+				n = len(tl.Integrate(calls.IntegrateOptions{}))
+			}
+			b.ReportMetric(float64(n), "calls/op")
+		})
+	}
+}
