@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/jsprof/jsprof/internal/pages"
 	"math"
 	"math/bits"
 	"strconv"
@@ -967,9 +968,18 @@ func AppendScaled(w []int64, v []int32, scale int64) []int64 {
 // clears the new capacity in one call that cannot be preempted, and on a
 // 220 MB array of times that kept the garbage collector's stack scan
 // spinning for 0.6 s, with a core, while the pages were faulted in.
+//
+// The copy's pages are faulted in first, at once (pages.Populate): a copy
+// is one call to memmove, which cannot be preempted either, and when it
+// faulted the new array in page by page the collector spun for its whole
+// length, signalling the copying thread at every fault (the typescript
+// shape as a trace: 7% of the process in the collector's spin and 6% in
+// the signals' delivery, its raw nodes' growths 58 ms a run;
+// docs/performance.md §5s).
 func Grow[S ~[]E, E any](s S, n int) S {
 	if n -= cap(s) - len(s); n > 0 {
 		grown := make(S, len(s), len(s)+n)
+		pages.Populate(pages.Bytes(grown))
 		copy(grown, s)
 		return grown
 	}
