@@ -92,6 +92,11 @@ type integrator struct {
 	up, level []int32
 	st        []frameRef // the last stack (stackOf)
 	stChain   int        // st[:stChain] is the last stack's chain of frames
+	// agree is how many levels of st from the bottom are known to be the
+	// JS stack's calls (sameNode, through jsKey): set by extract, lowered
+	// where stackOf writes st or truncate cuts the JS stack. extract
+	// compares from there: consecutive samples share most of a deep stack.
+	agree int
 
 	// The last cut of the JS stack (truncate): its time, and the frames at
 	// the bottom of the stack that have seen it.
@@ -460,16 +465,20 @@ func (it *integrator) stackOf(x, gc int32) []frameRef {
 		it.st = st[:copy(st, it.st[:it.stChain])]
 	}
 	st := it.st[:n]
+	same := 0 // the levels below it are the last stack's
 	for d := depth - 1; d >= 0; d, y = d-1, it.up[y] {
 		if d < it.stChain && st[d].x == y {
+			same = d + 1
 			break
 		}
 		st[d] = frameRef{x: y}
 	}
 	if gc >= 0 {
 		st[n-1] = frameRef{x: gc}
+		same = min(same, n-1)
 	}
 	it.st, it.stChain = st, depth
+	it.agree = min(it.agree, same)
 	return st
 }
 
@@ -536,22 +545,37 @@ func (it *integrator) extractEvent(ev int32) {
 func (it *integrator) extract(st []frameRef, ts float64, sampleIndex int32) {
 	// st holds no native frame unless ShowAllEvents (stackOf).
 	minFrames := min(len(st), len(it.jsStack))
-	i := it.lockedTop()
+	// DevTools compares from the lock up; the levels known to agree
+	// (it.agree) need no comparing again.
+	known := min(it.agree, minFrames)
+	i := max(it.lockedTop(), known)
+	counted := i == known // the levels below i are known to agree
 	// sameNode of each frame and call, the calls' keys kept beside them.
 	for i < minFrames && it.nodeKey[st[i].x] == it.jsKey[i] {
 		i++
 	}
 	it.truncate(i, ts)
+	agree := known
+	if counted && len(it.jsStack) == i { // not kept deeper by a lock
+		agree = i
+	} else {
+		counted = false
+	}
 	for ; i < len(st); i++ {
 		x := st[i].x
 		if it.skip[x] {
+			counted = false // the JS stack's levels no longer st's
 			continue
 		}
 		c := it.calls.n
 		it.calls.add(tcall{x: x, ts: ts, sampleIndex: sampleIndex, depth: int32(len(it.jsStack))})
 		it.jsStack = append(it.jsStack, c)
 		it.jsKey = append(it.jsKey, it.nodeKey[x])
+		if counted {
+			agree = i + 1
+		}
 	}
+	it.agree = agree
 }
 
 // truncate is truncateJSStack: it ends every frame of the JS stack at t
@@ -576,6 +600,7 @@ func (it *integrator) truncate(depth int, t float64) {
 	}
 	it.jsStack, it.jsKey = it.jsStack[:depth], it.jsKey[:depth]
 	it.cut, it.cutDepth = t, depth
+	it.agree = min(it.agree, depth)
 }
 
 // settle gives the frames left on the JS stack at the end of the walk the
