@@ -317,3 +317,48 @@ func BenchmarkTimeCursor(b *testing.B) {
 		})
 	}
 }
+
+// TestSearchFrom compares SearchFrom with Search over [from, Len()) on
+// columns of every form and slices of them, for times present (with
+// repeats), between two and past either end, from every kind of start.
+func TestSearchFrom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for c := range 100 {
+		n := 1 + rng.IntN(3000)
+		d := lineDeltas(rng, n, []int{50, 1000}[c%2], 5, []int{0, 300}[c%2])
+		for i := range d {
+			if d[i] < 0 || c%3 == 0 && rng.IntN(4) == 0 {
+				d[i] = 0 // sorted, some repeated
+			}
+		}
+		want := wantFromDeltas(Time(rng.Int64N(1<<40))*1000, d)
+		cols := []Times{MakeTimes(want...), WideTimes(slices.Clone(want))}
+		if col, ok := buildLined(rng, d, want[0]-Time(d[0])*1000); ok {
+			cols = append(cols, col)
+		}
+		for _, col := range cols {
+			lo := rng.IntN(n)
+			s := col.Slice(lo, n)
+			for _, x := range []Times{col, s} {
+				for range 200 {
+					from := rng.IntN(x.Len() + 1)
+					var v Time
+					switch rng.IntN(4) {
+					case 0:
+						v = x.At(rng.IntN(x.Len()))
+					case 1:
+						v = x.At(rng.IntN(x.Len())) + 1
+					case 2:
+						v = x.At(0) - 1
+					default:
+						v = x.At(x.Len()-1) + 1
+					}
+					w := from + x.Slice(from, x.Len()).Search(v)
+					if g := x.SearchFrom(v, from); g != w {
+						t.Fatalf("case %d: SearchFrom(%d, %d) = %d, want %d", c, v, from, g, w)
+					}
+				}
+			}
+		}
+	}
+}

@@ -265,6 +265,33 @@ func (t Times) Search(v Time) int {
 	return lo
 }
 
+// SearchFrom is Search over [from, Len()): the smallest i ≥ from with
+// At(i) ≥ v, or Len() if there is none. It doubles its steps from from
+// before it halves them, so that a time near from costs a few loads (the
+// log of the distance, not of Len). It is Search(v) when from is 0 or
+// At(from−1) < v.
+func (t Times) SearchFrom(v Time, from int) int {
+	n := t.Len()
+	lo, hi := from, n
+	for step := 1; lo < n; step *= 2 {
+		at := min(lo+step-1, n-1)
+		if t.At(at) >= v {
+			hi = at
+			break
+		}
+		lo = at + 1
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.At(m) < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
 // Wide returns the times as a new slice of nanoseconds.
 func (t Times) Wide() []Time {
 	w := make([]Time, t.Len())
