@@ -252,8 +252,10 @@ func (t *Times) widen(extra int) {
 
 // Search returns the smallest index i in [0, Len()) at which At(i) ≥ v,
 // or Len(); the times must be sorted.
-func (t Times) Search(v Time) int {
-	lo, hi := 0, t.Len()
+func (t Times) Search(v Time) int { return t.searchIn(v, 0, t.Len()) }
+
+// searchIn is Search within [lo, hi).
+func (t Times) searchIn(v Time, lo, hi int) int {
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if t.At(m) < v {
@@ -281,15 +283,7 @@ func (t Times) SearchFrom(v Time, from int) int {
 		}
 		lo = at + 1
 	}
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.At(m) < v {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
+	return t.searchIn(v, lo, hi)
 }
 
 // Wide returns the times as a new slice of nanoseconds.
