@@ -261,13 +261,27 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 		}
 		if opts.trees {
 			phase("trees")
-			if ta.tree, err = st.Tree(ctx, vo); err != nil {
-				return nil, err
-			}
+			// What is computed along a lone trace thread's tree (summary's
+			// DevTools Summary) runs on the other core: both start from the
+			// thread's calls, made once, then the tree and the Summary are
+			// made at once (the typescript shape as a trace: 42 and 48 ms;
+			// docs/performance.md §5s).
+			alongDone := make(chan error, 1)
 			if along != nil && len(ths) == 1 {
-				if err := along(st); err != nil {
-					return nil, err
+				if st.IsTrace() {
+					go func() { alongDone <- along(st) }()
+				} else {
+					alongDone <- along(st)
 				}
+			} else {
+				alongDone <- nil
+			}
+			ta.tree, err = st.Tree(ctx, vo)
+			if aerr := <-alongDone; err == nil {
+				err = aerr
+			}
+			if err != nil {
+				return nil, err
 			}
 		}
 		l.threads = append(l.threads, ta)
