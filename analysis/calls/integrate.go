@@ -1,9 +1,9 @@
 package calls
 
 import (
-	"github.com/jsprof/jsprof/internal/pages"
 	"strings"
 
+	"github.com/jsprof/jsprof/internal/pages"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -82,9 +82,12 @@ type integrator struct {
 	jsKey   []int32   // the nodeKey of each call of jsStack (extract)
 	locked  []int
 	fake    bool
-	native  []bool  // per expanded node: url == "native V8Runtime"
-	skip    []bool  // per expanded node: root or meta node, never emitted
-	nodeKey []int32 // per expanded node: its (script id, name, line) numbered (sameNode)
+	native  []bool // per expanded node: url == "native V8Runtime"
+	skip    []bool // per expanded node: root or meta node, never emitted
+	// Per expanded node, its (script id, name, line) numbered: DevTools'
+	// test of two nodes for the same call (sameNode) is the same frame or
+	// the same script id, function name and line, so equal keys.
+	nodeKey []int32
 	traceID map[int64]int32
 	// A stack's frames go up from its node through up (each node's
 	// nearest proper ancestor that is a frame of a stack: not native
@@ -511,10 +514,6 @@ func (it *integrator) traceIDStack(id int64) ([]frameRef, bool) {
 	return it.stackOf(x, -1), true
 }
 
-// sameNode is DevTools' test of two nodes for the same call: the same
-// frame, or the same script id, function name and line (nodeKey).
-func (it *integrator) sameNode(a, b int32) bool { return it.nodeKey[a] == it.nodeKey[b] }
-
 // extractSample is extractStackTrace for sample i at ts (sampleTs).
 func (it *integrator) extractSample(i int32, ts float64) {
 	it.extract(it.sampleStack(i), ts, i)
@@ -551,7 +550,8 @@ func (it *integrator) extract(st []frameRef, ts float64, sampleIndex int32) {
 	known := min(it.agree, minFrames)
 	i := max(it.lockedTop(), known)
 	counted := i == known // the levels below i are known to agree
-	// sameNode of each frame and call, the calls' keys kept beside them.
+	// DevTools' sameNode of each frame and call: equal keys (nodeKey), the
+	// calls' kept beside them (jsKey).
 	for i < minFrames && it.nodeKey[st[i].x] == it.jsKey[i] {
 		i++
 	}

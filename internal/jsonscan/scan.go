@@ -12,7 +12,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/jsprof/jsprof/internal/pages"
 	"math"
 	"math/bits"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/jsprof/jsprof/internal/pages"
 	"github.com/jsprof/jsprof/profile"
 )
 
