@@ -67,7 +67,7 @@ type Tree struct {
 	funcOf map[profile.FunctionKey]FuncID
 	// byName, when not nil, finds most functions instead of funcOf: per
 	// string, the FuncID+1 of the one function of that name, or −1 when the
-	// name is several functions', which funcOf then holds (funcByName).
+	// name is several functions', which funcOf then holds (findFunc, addFunc).
 	byName   []FuncID
 	frameFn  []FuncID // FrameID → FuncID+1 cache
 	childIdx map[[2]int32]int32

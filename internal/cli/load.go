@@ -264,7 +264,7 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 			// What is computed along a lone trace thread's tree (summary's
 			// DevTools Summary) runs on the other core: both start from the
 			// thread's calls, made once, then the tree and the Summary are
-			// made at once (the typescript shape as a trace: 42 and 48 ms;
+			// made at once (the typescript shape as a trace: 48 and 42 ms;
 			// docs/performance.md §5s).
 			alongDone := make(chan error, 1)
 			if along != nil && len(ths) == 1 {
