@@ -977,7 +977,12 @@ func AppendScaled(w []int64, v []int32, scale int64) []int64 {
 // the signals' delivery, its raw nodes' growths 58 ms a run;
 // docs/performance.md §5s).
 func Grow[S ~[]E, E any](s S, n int) S {
-	if n -= cap(s) - len(s); n > 0 {
+	// Room for n more: a capacity of len(s)+n. (It subtracted the room
+	// already there from n first, and so gave a slice with some room but
+	// less than n too little: a trace's second profile sliced its node
+	// table past the capacity Room gave it and panicked; found by
+	// FuzzWriters, testdata/fuzz/FuzzWriters/2f2ee660ea68d829.)
+	if cap(s)-len(s) < n {
 		grown := make(S, len(s), len(s)+n)
 		pages.Populate(pages.Bytes(grown))
 		copy(grown, s)

@@ -984,3 +984,40 @@ func TestAppendScaled(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// TestGrowRoom checks the room Grow and Room give: at least n more
+// elements beyond the length, the elements kept; Room exactly n for an
+// empty slice and at least doubled otherwise. Grow once gave a slice with
+// some room less than n too little (2f2ee660ea68d829 in
+// internal/hostile's FuzzWriters corpus).
+func TestGrowRoom(t *testing.T) {
+	for l := range 6 {
+		for c := l; c <= l+4; c++ {
+			for n := range 8 {
+				s := make([]int32, l, c)
+				for i := range s {
+					s[i] = int32(i + 1)
+				}
+				g := jsonscan.Grow(s, n)
+				if len(g) != l || cap(g) < l+n {
+					t.Errorf("Grow(len %d cap %d, %d): len %d cap %d", l, c, n, len(g), cap(g))
+				}
+				r := jsonscan.Room(s, n)
+				if len(r) != l || cap(r) < l+n {
+					t.Errorf("Room(len %d cap %d, %d): len %d cap %d", l, c, n, len(r), cap(r))
+				}
+				if c-l < n && l > 0 && cap(r) < 2*l {
+					t.Errorf("Room(len %d cap %d, %d): cap %d, not doubled", l, c, n, cap(r))
+				}
+				if l == 0 && c < n && cap(r) != n {
+					t.Errorf("Room(empty cap %d, %d): cap %d, want %d", c, n, cap(r), n)
+				}
+				for i := range l {
+					if g[i] != int32(i+1) || r[i] != int32(i+1) {
+						t.Fatalf("Grow or Room lost element %d", i)
+					}
+				}
+			}
+		}
+	}
+}
