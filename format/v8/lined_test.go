@@ -17,24 +17,8 @@ import (
 func linedDoc(r *rand.Rand, round, most int) []byte {
 	nn := 2 + r.IntN(30)
 	var b strings.Builder
-	b.WriteString(`{"nodes":[`)
 	orphans := r.IntN(2)
-	for i := range nn + orphans {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, i+1, i%5, i)
-		var kids []string
-		for k := i + 1; k < nn; k++ {
-			if (k-1)/2 == i {
-				kids = append(kids, fmt.Sprint(k+1))
-			}
-		}
-		if len(kids) > 0 {
-			fmt.Fprintf(&b, `,"children":[%s]`, strings.Join(kids, ","))
-		}
-		b.WriteByte('}')
-	}
+	writeTreeNodes(&b, nn, orphans, 0, 5)
 	ns := 1 + r.IntN(most)
 	interval := []int{50, 100, 1000}[round%3]
 	jitter := []int{2, interval / 10, interval / 2}[r.IntN(3)]

@@ -21,24 +21,8 @@ func TestMapSamples16(t *testing.T) {
 		nn := 1 + r.IntN(40)
 		base := r.IntN(3) * (1 + r.IntN(60000)) // ids from 1, or from up to 60 000
 		var b strings.Builder
-		b.WriteString(`{"nodes":[`)
 		orphans := r.IntN(3)
-		for i := range nn + orphans {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, base+i+1, i%7, i)
-			var kids []string
-			for k := i + 1; k < nn; k++ {
-				if (k-1)/2 == i { // a binary tree; the orphans are nobody's children
-					kids = append(kids, fmt.Sprint(base+k+1))
-				}
-			}
-			if len(kids) > 0 {
-				fmt.Fprintf(&b, `,"children":[%s]`, strings.Join(kids, ","))
-			}
-			b.WriteByte('}')
-		}
+		writeTreeNodes(&b, nn, orphans, base, 7)
 		ns := r.IntN(200)
 		var samples, deltas []string
 		for range ns {
@@ -75,5 +59,28 @@ func TestMapSamples16(t *testing.T) {
 	}
 	if mapped < 200 {
 		t.Errorf("only %d of 400 profiles read without error", mapped)
+	}
+}
+
+// writeTreeNodes writes `{"nodes":[` and nn nodes of a binary tree (node
+// k's parent is (k−1)/2), then orphans nodes that are nobody's children,
+// their ids from base+1, their functions f0 to f(funcs−1) in turn.
+func writeTreeNodes(b *strings.Builder, nn, orphans, base, funcs int) {
+	b.WriteString(`{"nodes":[`)
+	for i := range nn + orphans {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, base+i+1, i%funcs, i)
+		var kids []string
+		for k := i + 1; k < nn; k++ {
+			if (k-1)/2 == i {
+				kids = append(kids, fmt.Sprint(base+k+1))
+			}
+		}
+		if len(kids) > 0 {
+			fmt.Fprintf(b, `,"children":[%s]`, strings.Join(kids, ","))
+		}
+		b.WriteByte('}')
 	}
 }
