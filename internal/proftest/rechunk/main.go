@@ -2,7 +2,13 @@
 // trace`, whose first ProfileChunk holds every node of its profile, into
 // the form Chrome writes: each node in the first chunk whose samples reach
 // it, after its ancestors not yet written (nodes never sampled go into the
-// last chunk). It keeps everything else as it is. For the benchmarks of a
+// last chunk), each written as Chrome writes a chunk's node (a codeType,
+// the script id a number, no hit count, no line and column when there are
+// none, no empty URL):
+//
+//	{"callFrame":{"codeType":"JS","columnNumber":5,"functionName":"f","lineNumber":4,"scriptId":3,"url":"a.js"},"id":2,"parent":1}
+//
+// It keeps everything else as it is. For the benchmarks of a
 // trace of a large profile (docs/performance.md §5s):
 //
 //	jsprof convert --format trace big.cpuprofile > big.trace.json
@@ -18,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 )
 
 type node = map[string]any
@@ -72,7 +79,7 @@ func main() {
 		}
 		for _, k := range slices.Backward(path) {
 			written[k] = true
-			*out = append(*out, nodes[k])
+			*out = append(*out, chromeNode(nodes[k]))
 		}
 	}
 	for _, ev := range chunks {
@@ -98,10 +105,13 @@ func main() {
 	}
 	last["nodes"] = rest
 	for k, ev := range chunks {
-		b, err := json.Marshal(ev)
-		if err != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as Chrome writes "<" and "&"
+		if err := enc.Encode(ev); err != nil {
 			fail(err)
 		}
+		b := bytes.TrimSpace(buf.Bytes())
 		if bytes.HasSuffix(bytes.TrimSpace(lines[at[k]]), []byte(",")) {
 			b = append(b, ',')
 		}
@@ -119,6 +129,42 @@ func main() {
 	if err := f.Close(); err != nil {
 		fail(err)
 	}
+}
+
+// chromeNode returns n as Chrome writes a ProfileChunk's node (encoding/json
+// writes a map's keys sorted, as Chrome does these).
+func chromeNode(n node) node {
+	cf := n["callFrame"].(map[string]any)
+	out := map[string]any{}
+	name, _ := cf["functionName"].(string)
+	out["functionName"] = name
+	out["codeType"] = "JS"
+	switch name {
+	case "(root)", "(program)", "(idle)", "(garbage collector)":
+		out["codeType"] = "other"
+	}
+	if sid, ok := cf["scriptId"].(string); ok {
+		if v, err := strconv.Atoi(sid); err == nil {
+			out["scriptId"] = v
+		} else {
+			out["scriptId"] = sid
+		}
+	} else {
+		out["scriptId"] = cf["scriptId"]
+	}
+	for _, k := range []string{"lineNumber", "columnNumber"} {
+		if v, ok := cf[k].(float64); ok && v >= 0 {
+			out[k] = v
+		}
+	}
+	if u, _ := cf["url"].(string); u != "" {
+		out["url"] = u
+	}
+	c := node{"callFrame": out, "id": n["id"]}
+	if p, ok := n["parent"]; ok {
+		c["parent"] = p
+	}
+	return c
 }
 
 func fail(err error) {
