@@ -107,6 +107,12 @@ type integrator struct {
 	cut      float64
 	cutDepth int
 	entries  bool // build flame-chart entries
+
+	// The stretch of the thread this integrator walks (integrateSplit):
+	// its events are the thread's from evBase on (events is a subslice),
+	// its samples [sLo, sHi).
+	evBase   int32
+	sLo, sHi int32
 }
 
 const (
@@ -134,9 +140,17 @@ func (tl *Timeline) IntegrateEntries(opts IntegrateOptions) ([]Call, []Entry) {
 
 func (tl *Timeline) integrate(opts IntegrateOptions, entries bool) ([]Call, []Entry) {
 	it := newIntegrator(tl, opts, entries)
+	if sp, ok := it.splitPoint(); ok {
+		if cs, es, ok := it.integrateSplit(sp); ok {
+			return cs, es
+		}
+		// The halves were walked by integrators of their own: it walks
+		// the thread whole.
+	}
 	it.walk()
 	it.settle()
-	return it.finish()
+	out := it.allocCalls(it.calls.len())
+	return out, it.finish(out, 0, nil)
 }
 
 // newIntegrator returns the integrator of tl's samples and events, ready
@@ -144,7 +158,8 @@ func (tl *Timeline) integrate(opts IntegrateOptions, entries bool) ([]Call, []En
 func newIntegrator(tl *Timeline, opts IntegrateOptions, entries bool) *integrator {
 	p := tl.Profile
 	th := &p.Threads[tl.Thread]
-	it := &integrator{tl: tl, opts: opts, p: p, events: p.Events[th.Events.Start:th.Events.End], entries: entries}
+	it := &integrator{tl: tl, opts: opts, p: p, events: p.Events[th.Events.Start:th.Events.End], entries: entries,
+		evBase: th.Events.Start, sHi: int32(tl.Len())}
 	it.evFlags = make([]uint8, len(it.events))
 	flagsOf := map[profile.StringID]uint8{}
 	for i := range it.events {
@@ -288,8 +303,10 @@ type merger struct {
 	ats, adur, bts, bdur float64
 }
 
-func (it *integrator) newMerger(nb int, sample bool) *merger {
-	m := &merger{it: it, na: int32(len(it.events)), nb: int32(nb), sample: sample, ai: -1, bj: -1}
+// newMerger returns the merger of the integrator's events with the call
+// entries [lo, hi): its samples, or its constructed calls.
+func (it *integrator) newMerger(lo, hi int32, sample bool) *merger {
+	m := &merger{it: it, na: int32(len(it.events)), j: lo, nb: hi, sample: sample, ai: -1, bj: -1}
 	m.next()
 	return m
 }
@@ -321,7 +338,7 @@ func (m *merger) next() {
 // walk is buildProfileCalls: the merged walk with a stack of open events.
 func (it *integrator) walk() {
 	var parents []int32 // open trace events
-	for m := it.newMerger(it.tl.Len(), true); m.ok; {
+	for m := it.newMerger(it.sLo, it.sHi, true); m.ok; {
 		e := m.cur
 		if e.ev >= 0 && it.events[e.ev].Phase == 'I' && it.events[e.ev].SampleTraceID == 0 {
 			m.next()
@@ -624,17 +641,22 @@ type Entry struct {
 	Start, Dur profile.Time
 }
 
-// finish runs treify over the thread's entries merged with the constructed
-// calls and returns the calls with their self times, and the flame-chart
-// entries.
-func (it *integrator) finish() ([]Call, []Entry) {
-	// The calls returned (48 bytes a call: 30 MB for the typescript shape
-	// as a trace), allocated first and faulted in on the idle core while
-	// this one runs treify below. Time n.s.; the large traces' peak RSS
-	// −8 to −10%, allocated before treify's arrays rather than after
-	// (docs/performance.md §5s).
-	out := make([]Call, it.calls.len())
+// allocCalls returns the calls to return, n of them (48 bytes a call: 30
+// MB for the typescript shape as a trace), allocated before treify's
+// arrays and faulted in on the idle core while treify runs on this one.
+// Time n.s.; the large traces' peak RSS −8 to −10%, allocated before
+// treify's arrays rather than after (docs/performance.md §5s).
+func (it *integrator) allocCalls(n int) []Call {
+	out := make([]Call, n)
 	pages.PopulateAhead(pages.Bytes(out))
+	return out
+}
+
+// finish runs treify over the integrator's events merged with its
+// constructed calls, writes the calls with their self times into out (one
+// for each), and returns the flame-chart entries, whose calls are numbered
+// from callBase, appended to entries (allocated when nil).
+func (it *integrator) finish(out []Call, callBase int32, entries []Entry) []Entry {
 	self := make([]float64, it.calls.len())
 	inTree := make([]bool, it.calls.len())
 	evSelf := make([]float64, len(it.events))
@@ -650,13 +672,12 @@ func (it *integrator) finish() ([]Call, []Entry) {
 		nextLevel int32 // the level of its children
 	}
 	var stack []open
-	var entries []Entry
-	if it.entries {
+	if it.entries && entries == nil {
 		// At most one entry per call and event: one allocation instead of
 		// growths that copy (on a 2 GB trace, 735 MB allocated for 147 MB).
 		entries = make([]Entry, 0, it.calls.len()+len(it.events))
 	}
-	evBase := int32(it.p.Threads[it.tl.Thread].Events.Start)
+	evBase := it.evBase
 	add := func(e entry, ts, dur float64, level int32) int32 {
 		next := level
 		if it.visible(e) {
@@ -668,13 +689,13 @@ func (it *integrator) finish() ([]Call, []Entry) {
 			if e.ev >= 0 {
 				en.Event = evBase + e.ev
 			} else {
-				en.Call = e.call
+				en.Call = callBase + e.call
 			}
 			entries = append(entries, en)
 		}
 		return next
 	}
-	for m := it.newMerger(it.calls.len(), false); m.ok; m.next() {
+	for m := it.newMerger(0, int32(it.calls.len()), false); m.ok; m.next() {
 		e, ts, dur := m.cur, m.ts, m.dur
 		if len(stack) == 0 {
 			*slot(e) = dur
@@ -718,7 +739,7 @@ func (it *integrator) finish() ([]Call, []Entry) {
 		it.calls.blocks[k] = nil // converted: the collector may take it
 	}
 	it.calls = callStore{}
-	return out, entries
+	return entries
 }
 
 // visible is DevTools' entryIsVisibleInTimeline without ignore-listing and
