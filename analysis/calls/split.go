@@ -59,62 +59,51 @@ func (it *integrator) splitPoint() (splitAt, bool) {
 
 // splitPointNear returns the split point with the number of samples before
 // it nearest mid, within a quarter of the samples either side, or false.
+// It passes over the events once or twice and over that stretch of
+// samples once, and allocates nothing: a thread of a 2 GB trace holds
+// millions of events.
 func (it *integrator) splitPointNear(mid int32) (splitAt, bool) {
 	n, ne := it.sHi, int32(len(it.events))
-	// The latest end of the events before each (events come in order of
-	// start; a thread whose do not is not split).
-	maxEnd := make([]float64, ne+1)
-	maxEnd[0] = math.Inf(-1)
-	for i := range ne {
-		if i > 0 && it.evStart(i) < it.evStart(i-1) {
-			return splitAt{}, false
-		}
-		maxEnd[i+1] = max(maxEnd[i], it.evStart(i)+it.evDur(i))
-	}
-	// eventsBefore returns how many events start before ts, and whether
-	// all of them have ended by ts and no event starts at ts.
-	eventsBefore := func(ts float64) (int32, bool) {
-		k := int32(sort.Search(int(ne), func(i int) bool { return it.evStart(int32(i)) >= ts }))
-		return k, maxEnd[k] <= ts && (k == ne || it.evStart(k) > ts)
-	}
 	best, found := splitAt{}, false
-	dist := func(j int32) int32 { return max(j-mid, mid-j) }
-	window := it.sHi / 4
-	// A sample after one whose stack holds no call, nearest the middle.
-	for d := int32(0); d <= window && !found; d++ {
-		for _, j := range [2]int32{mid - d, mid + d} {
-			if j < 1 || j >= n || found {
-				continue
-			}
-			x := it.tl.Sample(int(j - 1))
-			if !it.skip[x] || it.tl.sameID(x, it.tl.GC) || it.level[x] > 0 {
-				continue
-			}
-			ts := it.sampleTs(j)
-			if it.sampleTs(j-1) >= ts {
-				continue
-			}
-			if i0, ok := eventsBefore(ts); ok {
-				best, found = splitAt{i0: i0, j0: j}, true
-			}
-		}
-	}
-	// A top-level RunTask, if nearer the middle.
+	better := func(j int32) bool { return !found || max(j-mid, mid-j) < max(best.j0-mid, mid-best.j0) }
+	// A top-level RunTask: every event before it ended by its start, and
+	// none starts there; no sample at its start, some before and after.
+	maxEnd := math.Inf(-1) // the latest end of the events before i
 	for i := range ne {
-		if it.evFlags[i]&flagRunTask == 0 || it.events[i].Phase == 'I' {
-			continue
-		}
 		ts := it.evStart(i)
-		if maxEnd[i] > ts || i > 0 && it.evStart(i-1) >= ts {
+		if i > 0 && ts < it.evStart(i-1) {
+			return splitAt{}, false // events out of order: the walk's own order is not by start
+		}
+		if it.evFlags[i]&flagRunTask != 0 && it.events[i].Phase != 'I' && maxEnd <= ts && (i == 0 || it.evStart(i-1) < ts) {
+			j := int32(sort.Search(int(n), func(k int) bool { return it.sampleTs(int32(k)) >= ts }))
+			if j > 0 && j < n && it.sampleTs(j) > ts && better(j) {
+				best, found = splitAt{i0: i, j0: j, event: true}, true
+			}
+		}
+		maxEnd = max(maxEnd, ts+it.evDur(i))
+	}
+	// A sample after one whose stack holds no call ((program), (idle)),
+	// with every event before it ended by its time and none starting
+	// there. The samples in time order, the events alongside.
+	k, maxEnd := int32(0), math.Inf(-1) // the events starting before the sample, their latest end
+	for j := max(mid-n/4, 1); j < min(mid+n/4, n); j++ {
+		if found && j-mid >= max(best.j0-mid, mid-best.j0) {
+			break // no nearer one ahead
+		}
+		x := it.tl.Sample(int(j - 1))
+		if !it.skip[x] || it.tl.sameID(x, it.tl.GC) || it.level[x] > 0 {
 			continue
 		}
-		// The samples before it, none at its start.
-		j := int32(sort.Search(int(n), func(k int) bool { return it.sampleTs(int32(k)) >= ts }))
-		if j == 0 || j == n || it.sampleTs(j) <= ts {
+		ts := it.sampleTs(j)
+		if it.sampleTs(j-1) >= ts {
 			continue
 		}
-		if !found || dist(j) < dist(best.j0) {
-			best, found = splitAt{i0: i, j0: j, event: true}, true
+		for k < ne && it.evStart(k) < ts {
+			maxEnd = max(maxEnd, it.evStart(k)+it.evDur(k))
+			k++
+		}
+		if maxEnd <= ts && (k == ne || it.evStart(k) > ts) && better(j) {
+			best, found = splitAt{i0: k, j0: j}, true
 		}
 	}
 	return best, found
