@@ -183,16 +183,37 @@ func newIntegrator(tl *Timeline, opts IntegrateOptions, entries bool) *integrato
 		line         int32
 	}
 	keys := map[callKey]int32{}
+	// A frame's key and nativeness, found once for all its nodes (the
+	// typescript shape: 160 k nodes of 6 k frames), where the profile's
+	// frames are not far more than the thread's nodes (a trace of
+	// thousands of small threads would make a table of every frame for
+	// each).
+	var byFrame []int32 // key + 1, or −(key + 1) for a native frame; 0 not yet
+	if len(p.Frames) <= 4*len(tl.Node) {
+		byFrame = make([]int32, len(p.Frames))
+	}
 	for x, n := range tl.Node {
-		f := p.NodeFrame(n)
-		k := callKey{f.ScriptID, f.Name, f.Line}
-		id, ok := keys[k]
-		if !ok {
-			id = int32(len(keys))
-			keys[k] = id
+		fid := p.Nodes[n].Frame
+		if byFrame != nil && byFrame[fid] != 0 {
+			k := byFrame[fid]
+			it.nodeKey[x], it.native[x] = max(k, -k)-1, k < 0
+		} else {
+			f := &p.Frames[fid]
+			k := callKey{f.ScriptID, f.Name, f.Line}
+			id, ok := keys[k]
+			if !ok {
+				id = int32(len(keys))
+				keys[k] = id
+			}
+			it.nodeKey[x] = id
+			it.native[x] = p.Str(f.URL) == "native V8Runtime"
+			if byFrame != nil {
+				byFrame[fid] = id + 1
+				if it.native[x] {
+					byFrame[fid] = -(id + 1)
+				}
+			}
 		}
-		it.nodeKey[x] = id
-		it.native[x] = p.Str(f.URL) == "native V8Runtime"
 		x := int32(x)
 		it.skip[x] = tl.sameID(x, 0) || tl.sameID(x, tl.Program) || tl.sameID(x, tl.Idle) || tl.sameID(x, tl.GC)
 	}
