@@ -626,9 +626,7 @@ func numberEnd(d []byte, i int) (end int, frac bool) {
 			return i, false // leading zero
 		}
 	} else if d[j] >= '1' && d[j] <= '9' {
-		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
-			j++
-		}
+		j = digitsEnd(d, j+1)
 	} else {
 		return i, false
 	}
@@ -636,10 +634,7 @@ func numberEnd(d []byte, i int) (end int, frac bool) {
 		frac = true
 		j++
 		k := j
-		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
-			j++
-		}
-		if j == k {
+		if j = digitsEnd(d, j); j == k {
 			return i, false
 		}
 	}
@@ -650,14 +645,27 @@ func numberEnd(d []byte, i int) (end int, frac bool) {
 			j++
 		}
 		k := j
-		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
-			j++
-		}
-		if j == k {
+		if j = digitsEnd(d, j); j == k {
 			return i, false
 		}
 	}
 	return j, frac
+}
+
+// digitsEnd returns the offset of the first byte from j that is not a
+// digit (or len(d)): eight bytes at a time (nonDigits), a trace's
+// timestamps and ids being numbers of 7 to 16 digits.
+func digitsEnd(d []byte, j int) int {
+	for j+8 <= len(d) {
+		if nd := nonDigits(binary.LittleEndian.Uint64(d[j:])); nd != 0 {
+			return j + bits.TrailingZeros64(nd)/8
+		}
+		j += 8
+	}
+	for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+		j++
+	}
+	return j
 }
 
 // Float reads a number as a float64.
@@ -1051,6 +1059,170 @@ func (s *Scanner) CountByte(c byte, lo, hi int64) int {
 
 // Skip skips one value of any kind, checking its syntax.
 func (s *Scanner) Skip() error {
+	// A valid value is passed over in one loop (skipValid); an invalid
+	// one, or one it does not take, is scanned again below, which finds
+	// the error and says where.
+	if end, ok := skipValid(s.data, s.pos, s.MaxDepth); ok {
+		s.pos = end
+		return nil
+	}
+	return s.skipChecked()
+}
+
+// skipValid returns the end of the JSON value at d[i] (after white space)
+// and true, when the value is valid and nested at most maxDepth and 64
+// deep: what skipChecked accepts, ending at the same byte. Otherwise it
+// returns false, and skipChecked finds what is wrong. It is Skip's loop
+// without its calls: a trace's event arguments are mostly skipped (10% of
+// web-dev's reading, 19% of a trace of a large profile's, whose chunks'
+// nodes go by here before they are read).
+func skipValid(d []byte, i, maxDepth int) (int, bool) {
+	var objs uint64 // bit k: the container at depth k is an object
+	depth := 0
+	for {
+		for i < len(d) && isSpace(d[i]) {
+			i++
+		}
+		if i >= len(d) {
+			return i, false
+		}
+		switch c := d[i]; c {
+		case '{', '[':
+			if depth >= maxDepth || depth >= 64 {
+				return i, false
+			}
+			i++
+			for i < len(d) && isSpace(d[i]) {
+				i++
+			}
+			if i < len(d) && d[i] == c+2 { // '}' or ']': empty
+				i++
+				break
+			}
+			if c == '[' {
+				objs &^= 1 << depth
+				depth++
+				continue
+			}
+			objs |= 1 << depth
+			depth++
+			var ok bool
+			if i, ok = skipKeyValid(d, i); !ok {
+				return i, false
+			}
+			continue
+		case '"':
+			var ok bool
+			if i, ok = skipStringValid(d, i); !ok {
+				return i, false
+			}
+		case 'n', 't', 'f':
+			lit := "null"
+			if c == 't' {
+				lit = "true"
+			} else if c == 'f' {
+				lit = "false"
+			}
+			if i+len(lit) > len(d) || string(d[i:i+len(lit)]) != lit {
+				return i, false
+			}
+			i += len(lit)
+		default:
+			end, _ := numberEnd(d, i)
+			if end == i {
+				return i, false
+			}
+			i = end
+		}
+		// A value ended: close containers, or move to the next member.
+		for {
+			if depth == 0 {
+				return i, true
+			}
+			for i < len(d) && isSpace(d[i]) {
+				i++
+			}
+			if i >= len(d) {
+				return i, false
+			}
+			obj := objs>>(depth-1)&1 != 0
+			if c := d[i]; obj && c == '}' || !obj && c == ']' {
+				i++
+				depth--
+				continue
+			} else if c != ',' {
+				return i, false
+			}
+			i++
+			if obj {
+				for i < len(d) && isSpace(d[i]) {
+					i++
+				}
+				var ok bool
+				if i, ok = skipKeyValid(d, i); !ok {
+					return i, false
+				}
+			}
+			break
+		}
+	}
+}
+
+// skipKeyValid is skipValid for a member name and its ':' at d[i].
+func skipKeyValid(d []byte, i int) (int, bool) {
+	if i >= len(d) || d[i] != '"' {
+		return i, false
+	}
+	i, ok := skipStringValid(d, i)
+	if !ok {
+		return i, false
+	}
+	for i < len(d) && isSpace(d[i]) {
+		i++
+	}
+	if i >= len(d) || d[i] != ':' {
+		return i, false
+	}
+	return i + 1, true
+}
+
+// skipStringValid is skipValid for the string at d[i] ('"'): the checks of
+// skipString (and String's, which are the same), without its errors.
+func skipStringValid(d []byte, i int) (int, bool) {
+	i++
+	for i < len(d) {
+		if i = plainRun(d, i); i >= len(d) {
+			break
+		}
+		switch c := d[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			if i+1 >= len(d) {
+				return i, false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(d, i+2); !ok {
+					return i, false
+				}
+				i += 6
+			default:
+				return i, false
+			}
+		case c < 0x20:
+			return i, false
+		default:
+			i++
+		}
+	}
+	return i, false
+}
+
+// skipChecked is Skip's checked form, which says where a value is wrong.
+func (s *Scanner) skipChecked() error {
 	var stack []byte // expected closers
 	for {
 		switch s.Kind() {
