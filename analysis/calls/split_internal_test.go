@@ -14,7 +14,6 @@ import (
 	"github.com/jsprof/jsprof/format"
 	"github.com/jsprof/jsprof/format/chrometrace"
 	"github.com/jsprof/jsprof/internal/oracle"
-	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/profile"
 )
 
@@ -25,8 +24,7 @@ import (
 // the points of each kind taken and those whose first half did not end as
 // assumed (the whole walk is then made, which this compares too).
 func TestIntegrateSplit(t *testing.T) {
-	paths := proftest.Files(t, ".cpuprofile")
-	paths = append(paths, proftest.Files(t, ".json", filepath.Join("format", "chrometrace", "testdata"))...)
+	paths := repoProfiles(t)
 	corpus, withCorpus := oracle.CorpusDir()
 	if withCorpus {
 		filepath.WalkDir(filepath.Join(corpus, "devtools"), func(path string, d fs.DirEntry, err error) error {

@@ -20,8 +20,7 @@ import (
 // samples in order, in random order (stacks that share little), and with
 // GC frames on top.
 func TestStackOf(t *testing.T) {
-	paths := proftest.Files(t, ".cpuprofile")
-	paths = append(paths, proftest.Files(t, ".json", filepath.Join("format", "chrometrace", "testdata"))...)
+	paths := repoProfiles(t)
 	natives := 0
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, path := range paths {
@@ -81,4 +80,11 @@ func TestStackOf(t *testing.T) {
 	if natives == 0 {
 		t.Log("no native frames in the inputs (the shared corpus is absent?)")
 	}
+}
+
+// repoProfiles lists the repository's profiles and traces: its
+// .cpuprofile files and the trace reader's test inputs.
+func repoProfiles(t *testing.T) []string {
+	paths := proftest.Files(t, ".cpuprofile")
+	return append(paths, proftest.Files(t, ".json", filepath.Join("format", "chrometrace", "testdata"))...)
 }
