@@ -113,6 +113,9 @@ type integrator struct {
 	// its samples [sLo, sHi).
 	evBase   int32
 	sLo, sHi int32
+	// The samples as repaired, read in the walk's order (sampleStack):
+	// Timeline.Sample searched the repairs for every sample.
+	samples SampleCursor
 }
 
 const (
@@ -159,7 +162,7 @@ func newIntegrator(tl *Timeline, opts IntegrateOptions, entries bool) *integrato
 	p := tl.Profile
 	th := &p.Threads[tl.Thread]
 	it := &integrator{tl: tl, opts: opts, p: p, events: p.Events[th.Events.Start:th.Events.End], entries: entries,
-		evBase: th.Events.Start, sHi: int32(tl.Len())}
+		evBase: th.Events.Start, sHi: int32(tl.Len()), samples: tl.Cursor(0)}
 	it.evFlags = make([]uint8, len(it.events))
 	flagsOf := map[profile.StringID]uint8{}
 	for i := range it.events {
@@ -528,7 +531,7 @@ func (it *integrator) stackOf(x, gc int32) []frameRef {
 // for a GC sample the previous sample's stack with the GC frame on top.
 func (it *integrator) sampleStack(i int32) []frameRef {
 	tl := it.tl
-	x := tl.Sample(int(i))
+	x := it.samples.At(int(i)) // i only grows: the walk's order
 	if tl.sameID(x, tl.GC) {
 		gp := it.gcParent(i)
 		if gp < 0 {

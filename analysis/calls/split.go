@@ -118,7 +118,7 @@ func (it *integrator) fork(evLo, evHi, sLo, sHi int32) *integrator {
 		events: it.events[evLo:evHi], evFlags: it.evFlags[evLo:evHi],
 		native: it.native, skip: it.skip, nodeKey: it.nodeKey, traceID: it.traceID,
 		up: it.up, level: it.level, entries: it.entries,
-		evBase: it.evBase + evLo, sLo: sLo, sHi: sHi,
+		evBase: it.evBase + evLo, sLo: sLo, sHi: sHi, samples: it.tl.Cursor(int(sLo)),
 	}
 }
 
