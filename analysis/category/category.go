@@ -20,8 +20,10 @@ package category
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/profile"
@@ -148,43 +150,77 @@ func Assign(p *profile.Profile, tls []*calls.Timeline) {
 	n := p.Samples.Len()
 	p.Samples.Category = make([]profile.CategoryID, n)
 	p.Samples.Subcategory = make([]uint8, n)
-	for _, tl := range tls {
-		th := &p.Threads[tl.Thread]
-		base := int(th.Samples.Start)
-		events := p.Events[th.Events.Start:th.Events.End]
-		if len(events) == 0 {
-			continue
+	// The threads at once, as many at a time as there are cores, the
+	// largest first: each writes only its own samples' range (web-dev:
+	// five threads, 6 ms one after the other).
+	order := make([]int, 0, len(tls))
+	for k, tl := range tls {
+		if p.Threads[tl.Thread].Events.Len() > 0 {
+			order = append(order, k)
 		}
-		// The innermost enclosing event with a rule decides.
-		sweep := profile.NewEventSweep(events, func(e *profile.Event) bool {
-			_, _, ok := Event(p, p.Str(e.Name))
-			return ok
-		})
-		// A node's category, found once (a sample's frame is its node's).
-		type nodeCat struct {
-			c     profile.CategoryID
-			sub   uint8
-			known bool
-		}
-		nodes := make([]nodeCat, len(tl.Node))
-		ts := tl.Times.Cursor()
-		for i, x := range tl.SamplesIn(0, tl.Len()) {
-			open := sweep.At(ts.At(i))
-			var c profile.CategoryID
-			var sub uint8
-			if len(open) > 0 {
-				c, sub, _ = Event(p, p.Str(events[open[len(open)-1]].Name))
-			} else {
-				nc := &nodes[x]
-				if !nc.known {
-					nc.c, nc.sub = Frame(p, p.NodeFrame(tl.Node[x]))
-					nc.known = true
-				}
-				c, sub = nc.c, nc.sub
+	}
+	size := func(k int) int {
+		th := &p.Threads[tls[k].Thread]
+		return th.Samples.Len() + th.Events.Len()
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size(b) - size(a) })
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(order)) {
+		wg.Go(func() {
+			for k := next.Add(1) - 1; k < int64(len(order)); k = next.Add(1) - 1 {
+				assignThread(p, tls[order[k]])
 			}
-			p.Samples.Category[base+i] = c
-			p.Samples.Subcategory[base+i] = sub
+		})
+	}
+	wg.Wait()
+}
+
+// assignThread is Assign for the thread of tl, which has events.
+func assignThread(p *profile.Profile, tl *calls.Timeline) {
+	th := &p.Threads[tl.Thread]
+	base := int(th.Samples.Start)
+	events := p.Events[th.Events.Start:th.Events.End]
+	if len(events) == 0 {
+		return
+	}
+	// The innermost enclosing event with a rule decides.
+	sweep := profile.NewEventSweep(events, func(e *profile.Event) bool {
+		_, _, ok := Event(p, p.Str(e.Name))
+		return ok
+	})
+	// A node's category, found once (a sample's frame is its node's).
+	type nodeCat struct {
+		c     profile.CategoryID
+		sub   uint8
+		known bool
+	}
+	nodes := make([]nodeCat, len(tl.Node))
+	ts := tl.Times.Cursor()
+	// The innermost event's category, kept for the samples after it that
+	// it holds too (a task holds many): a lookup by name for each was a
+	// tenth of the assignment.
+	lastTop, lastC, lastSub := -1, profile.CategoryID(0), uint8(0)
+	for i, x := range tl.SamplesIn(0, tl.Len()) {
+		open := sweep.At(ts.At(i))
+		var c profile.CategoryID
+		var sub uint8
+		if len(open) > 0 {
+			if top := int(open[len(open)-1]); top != lastTop {
+				lastC, lastSub, _ = Event(p, p.Str(events[top].Name))
+				lastTop = top
+			}
+			c, sub = lastC, lastSub
+		} else {
+			nc := &nodes[x]
+			if !nc.known {
+				nc.c, nc.sub = Frame(p, p.NodeFrame(tl.Node[x]))
+				nc.known = true
+			}
+			c, sub = nc.c, nc.sub
 		}
+		p.Samples.Category[base+i] = c
+		p.Samples.Subcategory[base+i] = sub
 	}
 }
 
