@@ -123,8 +123,8 @@ func (it *integrator) fork(evLo, evHi, sLo, sHi int32) *integrator {
 }
 
 // integrateSplit integrates the thread in two halves from sp (see above),
-// or returns false, having walked the first half only, when the first
-// half did not end in the state assumed.
+// or returns false when the first half did not end in the state assumed
+// (both halves then walked for nothing; it itself is left as it was).
 func (it *integrator) integrateSplit(sp splitAt) ([]Call, []Entry, bool) {
 	first := it.fork(0, sp.i0, 0, sp.j0)
 	second := it.fork(sp.i0, int32(len(it.events)), sp.j0, it.sHi)
