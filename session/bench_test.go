@@ -34,12 +34,7 @@ func BenchmarkIntegrate(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportAllocs()
-		var n int
-		for b.Loop() {
-			n = len(tl.Integrate(calls.IntegrateOptions{}))
-		}
-		b.ReportMetric(float64(n), "calls/op")
+		proftest.BenchCount(b, "calls/op", func() int { return len(tl.Integrate(calls.IntegrateOptions{})) })
 	})
 }
 

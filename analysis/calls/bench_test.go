@@ -16,16 +16,13 @@ func BenchmarkCalls(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("count", func(b *testing.B) {
-		b.ReportAllocs()
-		var n int
-		for b.Loop() {
+		proftest.BenchCount(b, "calls/op", func() int {
 			tl, err := calls.NewTimeline(p, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
-			n = tl.Count()
-		}
-		b.ReportMetric(float64(n), "calls/op")
+			return tl.Count()
+		})
 	})
 	b.Run("materialize", func(b *testing.B) {
 		b.ReportAllocs()
@@ -54,12 +51,7 @@ func BenchmarkIntegrateShapes(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.ReportAllocs()
-			var n int
-			for b.Loop() {
-				n = len(tl.Integrate(calls.IntegrateOptions{}))
-			}
-			b.ReportMetric(float64(n), "calls/op")
+			proftest.BenchCount(b, "calls/op", func() int { return len(tl.Integrate(calls.IntegrateOptions{})) })
 		})
 	}
 }

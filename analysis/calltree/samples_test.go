@@ -160,12 +160,7 @@ var defaultSplit = splitSamples
 func BenchmarkBuild(b *testing.B) {
 	run := func(b *testing.B, data []byte) {
 		_, tl := timelineOf(b, data)
-		b.ReportAllocs()
-		var n int
-		for b.Loop() {
-			n = Build(tl).Calls
-		}
-		b.ReportMetric(float64(n), "calls/op")
+		proftest.BenchCount(b, "calls/op", func() int { return Build(tl).Calls })
 	}
 	b.Run("generated", func(b *testing.B) { run(b, proftest.LargeCPUProfile(1, 150_000, 150_000)) })
 	for _, name := range []string{"typescript", "many-nodes", "samples-heavy"} {

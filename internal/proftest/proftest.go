@@ -167,3 +167,14 @@ func Files(tb testing.TB, part string, dirs ...string) []string {
 	}
 	return paths
 }
+
+// BenchCount runs f in b's loop, reporting allocations and the count the
+// last call returned as a metric per op (unit, "calls/op" say).
+func BenchCount(b *testing.B, unit string, f func() int) {
+	b.ReportAllocs()
+	var n int
+	for b.Loop() {
+		n = f()
+	}
+	b.ReportMetric(float64(n), unit)
+}
