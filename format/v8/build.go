@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
@@ -12,15 +13,23 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-// idIndex maps input node ids to raw node indexes: a dense slice when the ids
-// are compact (the usual case), a map otherwise.
+// idIndex maps input node ids to raw node indexes: min plus the index
+// when the nodes are numbered in order from the first (as V8 numbers
+// them), else a dense slice when the ids are compact, a map otherwise.
 type idIndex struct {
 	min   int64
+	n     int     // in order: ids min to min+n−1
 	dense []int32 // index+1; 0 = absent
 	m     map[int64]int32
 }
 
 func (x *idIndex) get(id int64) (int32, bool) {
+	if x.n > 0 {
+		if uint64(id-x.min) >= uint64(x.n) { // id-min may wrap
+			return 0, false
+		}
+		return int32(id - x.min), true
+	}
 	if x.m != nil {
 		i, ok := x.m[id]
 		return i, ok
@@ -32,9 +41,24 @@ func (x *idIndex) get(id int64) (int32, bool) {
 	return i - 1, i != 0
 }
 
+// orderedIDs enables indexIDs' shortcut for ids in order (a variable for
+// tests, which count the times it is taken in idsByOrder).
+var (
+	orderedIDs = true
+	idsByOrder atomic.Int64
+)
+
 func (p *parser) indexIDs() (*idIndex, error) {
 	x := &idIndex{}
 	if len(p.nodes) == 0 {
+		return x, nil
+	}
+	if orderedIDs && p.inOrder == len(p.nodes) && !p.legacy {
+		// Counted as they were read (noteOrder): the ids are distinct,
+		// and the two passes over the raw table below were 7–8 ms of
+		// the many-nodes shape's reading (350 k nodes).
+		x.min, x.n = p.nodes[0].id, len(p.nodes)
+		idsByOrder.Add(1)
 		return x, nil
 	}
 	lo, hi := p.nodes[0].id, p.nodes[0].id
@@ -104,8 +128,7 @@ func (p *parser) appendThread(th profile.Thread) error {
 	go func() {
 		defer close(framesDone)
 		for i := range p.nodes {
-			rn := &p.nodes[i]
-			frameOf[i] = frames.index(callFrame{rn.name, rn.url, rn.script, rn.line, rn.col, rn.codeType})
+			frameOf[i] = frames.index(p.nodes[i].frame())
 		}
 	}()
 	defer func() { <-framesDone }() // the early returns below

@@ -79,6 +79,11 @@ type rawNode struct {
 	children           [2]int32 // range in parser.children
 }
 
+// frame returns the node's call frame.
+func (n *rawNode) frame() callFrame {
+	return callFrame{n.name, n.url, n.script, n.line, n.col, n.codeType}
+}
+
 type parser struct {
 	s      *jsonscan.Scanner
 	b      *profile.Builder
@@ -88,6 +93,10 @@ type parser struct {
 
 	nodes    []rawNode
 	children []int64
+	// inOrder counts the leading nodes whose ids are the first's plus
+	// their index, as V8 numbers them (noteOrder): when it is every node,
+	// an id is its node's index plus the first id (indexIDs).
+	inOrder int
 	// The positionTicks entries of every node, in input order; Node holds
 	// the raw node's index until build, or −1 for an entry left out.
 	ticks     []profile.LineTick
@@ -602,6 +611,15 @@ func (p *parser) parseNodes() error {
 		if err := p.parseNode(); err != nil {
 			return err
 		}
+		p.noteOrder()
+	}
+}
+
+// noteOrder counts the node just read in inOrder while every node's id is
+// the first's plus its index.
+func (p *parser) noteOrder() {
+	if k := len(p.nodes) - 1; p.inOrder == k && p.nodes[k].hasID && p.nodes[k].id == p.nodes[0].id+int64(k) {
+		p.inOrder++
 	}
 }
 

@@ -150,6 +150,7 @@ func (q *parser) readHalf(stop *atomic.Bool) error {
 		if err := q.parseNode(); err != nil {
 			return err
 		}
+		q.noteOrder()
 	}
 }
 
@@ -171,6 +172,9 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 		ids[i+1] = p.b.Intern(str)
 	}
 	kids, ticks, base := int32(len(p.children)), len(p.ticks), len(p.nodes)
+	if p.inOrder == base && q.inOrder == len(q.nodes) && (base == 0 || len(q.nodes) == 0 || q.nodes[0].id == p.nodes[0].id+int64(base)) {
+		p.inOrder += q.inOrder
+	}
 	p.nodes = join(p.nodes, h.nodesAll, q.nodes)
 	p.children = join(p.children, h.kidsAll, q.children)
 	for i := base; i < len(p.nodes); i++ {
