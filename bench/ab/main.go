@@ -1,7 +1,8 @@
 // Command ab times two or more jsprof binaries on the same files, whole
 // processes in a shuffled order, and writes one benchstat file per binary
-// (sec/op and peak RSS as peak-B), so that a change's effect on the whole
-// process is claimed with benchstat's test rather than from a few runs:
+// (sec/op, the CPU time of all cores as cpu-sec/op and the peak RSS as
+// peak-B), so that a change's effect on the whole process is claimed with
+// benchstat's test rather than from a few runs:
 //
 //	go run ./bench/ab -n 12 -o /tmp/ab -args summary old/jsprof new/jsprof -- a.cpuprofile b.json
 //	benchstat /tmp/ab/0.txt /tmp/ab/1.txt
@@ -62,12 +63,12 @@ func main() {
 	for round := range *n {
 		rand.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
 		for _, p := range pairs {
-			d, rss, err := run(bins[p.bin], strings.Fields(*args), files[p.file])
+			r, err := run(bins[p.bin], strings.Fields(*args), files[p.file])
 			if err != nil {
 				fail(fmt.Errorf("round %d, %s on %s: %w", round+1, bins[p.bin], files[p.file], err))
 			}
-			lines[p.bin] = append(lines[p.bin], fmt.Sprintf("BenchmarkProcess/%s 1 %d ns/op %d peak-B",
-				filepath.Base(files[p.file]), d.Nanoseconds(), rss))
+			lines[p.bin] = append(lines[p.bin], fmt.Sprintf("BenchmarkProcess/%s 1 %d ns/op %d cpu-ns/op %d peak-B",
+				filepath.Base(files[p.file]), r.wall.Nanoseconds(), r.cpu.Nanoseconds(), r.rss))
 		}
 		fmt.Fprintf(os.Stderr, "\rround %d of %d", round+1, *n)
 	}
@@ -82,9 +83,15 @@ func main() {
 	}
 }
 
+// result is what run measures of a process.
+type result struct {
+	wall, cpu time.Duration // cpu: user and system time, on all cores
+	rss       int64         // peak RSS, bytes
+}
+
 // run runs bin (ENV=V,...:PATH or a path) with args and file, and returns
-// its wall time and peak RSS in bytes.
-func run(bin string, args []string, file string) (time.Duration, int64, error) {
+// what it measured.
+func run(bin string, args []string, file string) (result, error) {
 	path, env := bin, os.Environ()
 	if k, p, ok := strings.Cut(bin, ":"); ok && strings.Contains(k, "=") {
 		path = p
@@ -98,13 +105,13 @@ func run(bin string, args []string, file string) (time.Duration, int64, error) {
 	err := cmd.Run()
 	d := time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+		return result{}, fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return d, 0, nil
+	r := result{wall: d, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.rss = ru.Maxrss * 1024 // Linux reports kilobytes
 	}
-	return d, ru.Maxrss * 1024, nil // Linux reports kilobytes
+	return r, nil
 }
 
 func fail(err error) {
