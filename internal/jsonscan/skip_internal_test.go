@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"compress/gzip"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,4 +110,89 @@ func benchTrace(b *testing.B) []byte {
 		b.Fatal(err)
 	}
 	return data
+}
+
+// checkCompactKey checks compactKey at every offset of data, both ways of
+// first: where it reads a member, nextKey must read the same key and
+// stop at the same offset.
+func checkCompactKey(t *testing.T, data []byte) (hits int) {
+	t.Helper()
+	for off := range len(data) + 1 {
+		for _, first := range []bool{true, false} {
+			fast := New(data)
+			fast.SetOffset(int64(off))
+			key, ok := fast.compactKey(first)
+			if !ok {
+				if fast.Offset() != int64(off) {
+					t.Fatalf("%q at %d (first %v): compactKey moved to %d and read nothing", data, off, first, fast.Offset())
+				}
+				continue
+			}
+			hits++
+			slow := New(data)
+			slow.SetOffset(int64(off))
+			want, wok, err := slow.nextKey(first)
+			if err != nil || !wok || string(key) != string(want) || fast.Offset() != slow.Offset() {
+				t.Fatalf("%q at %d (first %v): compactKey read %q to %d; nextKey %q, %v, %v to %d",
+					data, off, first, key, fast.Offset(), want, wok, err, slow.Offset())
+			}
+		}
+	}
+	return hits
+}
+
+// TestCompactKey holds compactKey to nextKey on objects whose members are
+// written compactly and otherwise: keys of 0 to 9 bytes, escapes, control
+// bytes, white space around each token, cut at the end.
+func TestCompactKey(t *testing.T) {
+	keys := []string{``, `a`, `ph`, `args`, `tdur`, `1234567`, `12345678`, `123456789`, `a\"b`, `a\\`, `\u0070h`, "a\tb", "a\x01", `é`}
+	seps := []string{``, ` `, "\n  "}
+	r := rand.New(rand.NewPCG(3, 4))
+	hits := 0
+	for range 400 {
+		var b strings.Builder
+		b.WriteString("{")
+		for m := range 1 + r.IntN(4) {
+			if m > 0 {
+				b.WriteString(seps[r.IntN(len(seps))] + ",")
+			}
+			b.WriteString(seps[r.IntN(len(seps))] + `"` + keys[r.IntN(len(keys))] + `"` + seps[r.IntN(len(seps))] + ":" + seps[r.IntN(len(seps))] + "1")
+		}
+		b.WriteString("}")
+		data := []byte(b.String())
+		hits += checkCompactKey(t, data[:len(data)-r.IntN(min(len(data), 12))])
+	}
+	if hits < 100 {
+		t.Errorf("compactKey read %d members of 400 objects, want the compact ones", hits)
+	}
+	// An event as DevTools saves it: every member compact, the eight-byte
+	// key (selfTime) left to nextKey.
+	ev := New([]byte(`{"args":{},"cat":"x","dur":1,"name":"n","ph":"X","pid":1,"tdur":0,"tid":2,"ts":5,"tts":4,"selfTime":1}`))
+	ev.pos = 1
+	var read []string
+	for first := true; ; first = false {
+		key, ok := ev.compactKey(first)
+		if !ok {
+			break
+		}
+		read = append(read, string(key))
+		if err := ev.Skip(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(read, " "); got != "args cat dur name ph pid tdur tid ts tts" {
+		t.Errorf("compactKey read %q of a saved event", got)
+	}
+}
+
+// FuzzCompactKey checks compactKey against nextKey on any input.
+func FuzzCompactKey(f *testing.F) {
+	f.Add([]byte(`{"args":{},"cat":"x","ph":"X","tdur":1}`))
+	f.Add([]byte(`,"12345678":1,"1234567":2,"a\"":3`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 256 {
+			data = data[:256]
+		}
+		checkCompactKey(t, data)
+	})
 }
