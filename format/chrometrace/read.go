@@ -717,6 +717,28 @@ type ev struct {
 // difference of two times inside an int64 of ns.
 const maxMicros = 1 << 62 / 1000
 
+// plainValues turns parseEvent's reading of values in place on (a
+// variable for tests, which read without it).
+var plainValues = true
+
+// plainByte reports whether c stands for itself inside a JSON string.
+func plainByte(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
+
+// plainString reads the string value at d[at] (the scanner's offset) when
+// it is plain (no escape): its bytes, which String would return, and the
+// scanner moved past it.
+func plainString(s *jsonscan.Scanner, d []byte, at int) ([]byte, bool) {
+	if !plainValues || at >= len(d) || d[at] != '"' {
+		return nil, false
+	}
+	end := jsonscan.PlainString(d, at+1)
+	if end < 0 {
+		return nil, false
+	}
+	s.SetOffset(int64(end + 1))
+	return d[at+1 : end], true
+}
+
 // readEvent parses the next element, retrying with more input when the
 // window ends inside it, then applies it.
 func (r *reader) readEvent(path string) error {
@@ -781,8 +803,19 @@ func (r *reader) parseEvent(e *ev) error {
 		if !ok {
 			break
 		}
+		// The values as Chrome writes them are read in place first (a
+		// plain string, a plain integer): what the calls below return for
+		// them, without their tests (plainValues). Each of those skips
+		// the white space before its value first.
+		s.Peek()
+		d, at := s.Raw(0, int64(s.Len())), int(s.Offset())
 		switch string(key) {
 		case "ph":
+			if plainValues && at+2 < len(d) && d[at] == '"' && d[at+2] == '"' && plainByte(d[at+1]) {
+				e.ph = d[at+1]
+				s.SetOffset(int64(at + 3))
+				continue
+			}
 			b, err := s.String()
 			if err != nil {
 				return err
@@ -793,35 +826,45 @@ func (r *reader) parseEvent(e *ev) error {
 				e.ph = '?'
 			}
 		case "name":
-			if s.Null() {
-				continue
-			}
-			b, err := s.String()
-			if err != nil {
-				return err
+			b, ok := plainString(s, d, at)
+			if !ok {
+				if s.Null() {
+					continue
+				}
+				if b, err = s.String(); err != nil {
+					return err
+				}
 			}
 			e.isProfile = bytes.Equal(b, nameProfile) || bytes.Equal(b, nameProfileChunk) || bytes.Equal(b, nameCpuProfile)
 			e.isWeb = bytes.Equal(b, nameCpuProfile) || bytes.HasPrefix(b, []byte("Tracing")) && webMarkers[string(b)]
 			e.twice = e.twice || e.hasName
 			e.name, e.hasName = r.intern(b), true
 		case "cat":
-			if s.Null() {
-				continue
-			}
-			b, err := s.String()
-			if err != nil {
-				return err
+			b, ok := plainString(s, d, at)
+			if !ok {
+				if s.Null() {
+					continue
+				}
+				if b, err = s.String(); err != nil {
+					return err
+				}
 			}
 			e.catFirst = e.catFirst || !e.hasName
 			e.twice = e.twice || e.hasCat
 			e.cat, e.hasCat = r.intern(b), true
 		case "pid", "tid", "id":
-			s.Peek()
-			start := s.Offset()
-			if err := s.Skip(); err != nil {
-				return err
+			var raw []byte
+			if _, end, ok := jsonscan.PlainInt(d, at); ok && plainValues {
+				raw = d[at:end]
+				s.SetOffset(int64(end))
+			} else {
+				s.Peek()
+				start := s.Offset()
+				if err := s.Skip(); err != nil {
+					return err
+				}
+				raw = s.Raw(start, s.Offset())
 			}
-			raw := s.Raw(start, s.Offset())
 			switch key[0] {
 			case 'p':
 				e.pid = raw
@@ -831,12 +874,15 @@ func (r *reader) parseEvent(e *ev) error {
 				e.id, e.hasID = raw, true
 			}
 		case "ts", "dur":
-			if s.Null() {
-				continue
-			}
-			off := int(s.Offset())
+			off := at
 			var f float64
-			if s.Kind() == '"' { // some exporters (Hermes) write numbers as strings
+			if plainValues && at < len(d) && (d[at] == '-' || d[at]-'0' <= 9) {
+				if f, err = s.Float(); err != nil { // what Kind's '0' leads to below
+					return err
+				}
+			} else if s.Null() {
+				continue
+			} else if off = int(s.Offset()); s.Kind() == '"' { // some exporters (Hermes) write numbers as strings
 				b, err := s.String()
 				if err != nil {
 					return err
