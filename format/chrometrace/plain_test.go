@@ -80,7 +80,10 @@ func TestPlainValues(t *testing.T) {
 		{`"name":"`, "\"name\":\"\t"}, {`"cat":"`, `"cat":"\"`}, {`"cat":"`, `"cat":null,"y":"`},
 		{`"ts":`, `"ts": `}, {`"ts":`, `"ts":"1`}, {`"ts":`, `"ts":-`}, {`"ts":`, `"ts":0`}, {`"ts":`, `"ts":1e`},
 		{`"ts":`, `"ts":null,"z":`}, {`"ts":`, `"ts":99999999999999999999`}, {`"ts":`, `"dur":-0.5e1,"ts":`},
-		{`"ts":`, `"dur":1.,"ts":`}, {`"ts":`, `"dur": 7,"ts":`}, {`"ts":`, `"dur":7,"ts":`},
+		{`"ts":`, `"dur":1.,"ts":`},
+		{`"ph":"X"`, `"p\u0068":"X"`}, {`"ph":"X"`, `"ph" :"X"`}, {`,"ph":`, `, "ph":`}, {`,"ph":`, ",\n\t\"ph\":"},
+		{`"pid":4242`, `"pid":4242,"pid":7`}, {`"tid":259`, `"tidx":259`}, {`"ts":`, `"t":1,"ts":`},
+		{`"name":"`, `"selfTime":1,"scope":"s","id2":{"local":"0x1"},"bp":"e","name":"`}, {`"cat":"`, `"catx":"`}, {`"ts":`, `"dur": 7,"ts":`}, {`"ts":`, `"dur":7,"ts":`},
 	}
 	cut := func(b []byte) []byte { return b[:len(b)-30] }
 	for _, v := range variants {

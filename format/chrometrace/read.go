@@ -717,8 +717,8 @@ type ev struct {
 // difference of two times inside an int64 of ns.
 const maxMicros = 1 << 62 / 1000
 
-// plainValues turns parseEvent's reading of values in place on (a
-// variable for tests, which read without it).
+// plainValues turns parseEvent's reading of names as words and of values
+// in place on (a variable for tests, which read without them).
 var plainValues = true
 
 // plainByte reports whether c stands for itself inside a JSON string.
@@ -796,12 +796,23 @@ func (r *reader) parseEvent(e *ev) error {
 		return err
 	}
 	for first := true; ; first = false {
-		key, ok, err := s.NextKey(first)
-		if err != nil {
-			return err
+		// The member's name: compared as a word where it is one that
+		// Chrome writes (readEventKey), else read and switched on.
+		var err error
+		var k eventKey
+		ok := false
+		if plainValues {
+			k, ok = readEventKey(s, first)
 		}
 		if !ok {
-			break
+			var key []byte
+			if key, ok, err = s.NextKey(first); err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			k = keyOf(key)
 		}
 		// The values as Chrome writes them are read in place first (a
 		// plain string, a plain integer): what the calls below return for
@@ -809,8 +820,8 @@ func (r *reader) parseEvent(e *ev) error {
 		// the white space before its value first.
 		s.Peek()
 		d, at := s.Raw(0, int64(s.Len())), int(s.Offset())
-		switch string(key) {
-		case "ph":
+		switch k {
+		case kPh:
 			if plainValues && at+2 < len(d) && d[at] == '"' && d[at+2] == '"' && plainByte(d[at+1]) {
 				e.ph = d[at+1]
 				s.SetOffset(int64(at + 3))
@@ -825,7 +836,7 @@ func (r *reader) parseEvent(e *ev) error {
 			} else {
 				e.ph = '?'
 			}
-		case "name":
+		case kName:
 			b, ok := plainString(s, d, at)
 			if !ok {
 				if s.Null() {
@@ -839,7 +850,7 @@ func (r *reader) parseEvent(e *ev) error {
 			e.isWeb = bytes.Equal(b, nameCpuProfile) || bytes.HasPrefix(b, []byte("Tracing")) && webMarkers[string(b)]
 			e.twice = e.twice || e.hasName
 			e.name, e.hasName = r.intern(b), true
-		case "cat":
+		case kCat:
 			b, ok := plainString(s, d, at)
 			if !ok {
 				if s.Null() {
@@ -852,7 +863,7 @@ func (r *reader) parseEvent(e *ev) error {
 			e.catFirst = e.catFirst || !e.hasName
 			e.twice = e.twice || e.hasCat
 			e.cat, e.hasCat = r.intern(b), true
-		case "pid", "tid", "id":
+		case kPid, kTid, kID:
 			var raw []byte
 			if _, end, ok := jsonscan.PlainInt(d, at); ok && plainValues {
 				raw = d[at:end]
@@ -865,15 +876,15 @@ func (r *reader) parseEvent(e *ev) error {
 				}
 				raw = s.Raw(start, s.Offset())
 			}
-			switch key[0] {
-			case 'p':
+			switch k {
+			case kPid:
 				e.pid = raw
-			case 't':
+			case kTid:
 				e.tid = raw
 			default:
 				e.id, e.hasID = raw, true
 			}
-		case "ts", "dur":
+		case kTs, kDur:
 			off := at
 			var f float64
 			if plainValues && at < len(d) && (d[at] == '-' || d[at]-'0' <= 9) {
@@ -897,20 +908,27 @@ func (r *reader) parseEvent(e *ev) error {
 				return err
 			}
 			if !(f <= maxMicros && f >= -maxMicros) && e.bigKey == 0 {
-				e.bigKey, e.big, e.bigOff = key[0], f, off
+				e.bigKey, e.big, e.bigOff = 't', f, off
+				if k == kDur {
+					e.bigKey = 'd'
+				}
 			}
-			if key[0] == 't' {
+			if k == kTs {
 				e.ts = f
 			} else {
 				e.dur = f
 			}
-		case "args":
+		case kArgs:
 			e.args0 = int(s.Offset())
 			if err := r.parseArgsTraceID(e); err != nil {
 				return err
 			}
 			e.args1 = int(s.Offset())
 		default:
+			if _, end, ok := jsonscan.PlainInt(d, at); ok && plainValues {
+				s.SetOffset(int64(end)) // tdur, tts: what Skip skips
+				continue
+			}
 			if err := s.Skip(); err != nil {
 				return err
 			}

@@ -115,9 +115,9 @@ func (s *Scanner) skipWS() {
 	}
 }
 
-// spaceEnd returns the offset of the first byte from i of d that is not
+// SpaceEnd returns the offset of the first byte from i of d that is not
 // white space (len(d) if none): skipWS on a local offset.
-func spaceEnd(d []byte, i int) int {
+func SpaceEnd(d []byte, i int) int {
 	for i < len(d) && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t') {
 		i++
 	}
@@ -280,12 +280,12 @@ func (s *Scanner) nextKey(first bool) (key []byte, ok bool, err error) {
 // member loop's calls and tests were a fifth of reading one
 // (docs/performance.md §5u).
 func (s *Scanner) compactKey(first bool) (key []byte, ok bool) {
-	d, i := s.data, spaceEnd(s.data, s.pos)
+	d, i := s.data, SpaceEnd(s.data, s.pos)
 	if !first {
 		if i >= len(d) || d[i] != ',' {
 			return nil, false
 		}
-		i = spaceEnd(d, i+1)
+		i = SpaceEnd(d, i+1)
 	}
 	if i+10 > len(d) || d[i] != '"' {
 		return nil, false

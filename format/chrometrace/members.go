@@ -1,0 +1,101 @@
+package chrometrace
+
+import (
+	"encoding/binary"
+
+	"github.com/jsprof/jsprof/internal/jsonscan"
+)
+
+// eventKey is the name of an event's member, as parseEvent tells them.
+type eventKey uint8
+
+const (
+	kOther eventKey = iota // skipped
+	kPh
+	kName
+	kCat
+	kPid
+	kTid
+	kID
+	kTs
+	kDur
+	kArgs
+)
+
+// keyOf returns the eventKey of the member name key.
+func keyOf(key []byte) eventKey {
+	switch string(key) {
+	case "ph":
+		return kPh
+	case "name":
+		return kName
+	case "cat":
+		return kCat
+	case "pid":
+		return kPid
+	case "tid":
+		return kTid
+	case "id":
+		return kID
+	case "ts":
+		return kTs
+	case "dur":
+		return kDur
+	case "args":
+		return kArgs
+	}
+	return kOther
+}
+
+// keyWord is a member name as Chrome writes it, "name": in at most eight
+// bytes, as a little-endian word under a mask.
+type keyWord struct {
+	word, mask uint64
+	n          int // its bytes
+	k          eventKey
+}
+
+// keyWords holds, by a name's first byte, the member names that Chrome
+// writes and DevTools saves and that fit a word: those parseEvent reads
+// and those it skips (a longer one, such as selfTime, is left to NextKey).
+var keyWords = func() (t [256][]keyWord) {
+	for name, k := range map[string]eventKey{
+		"ph": kPh, "name": kName, "cat": kCat, "pid": kPid, "tid": kTid, "id": kID, "ts": kTs, "dur": kDur, "args": kArgs,
+		"tdur": kOther, "tts": kOther, "s": kOther, "id2": kOther, "bp": kOther, "scope": kOther,
+	} {
+		lit := `"` + name + `":`
+		var b [8]byte
+		copy(b[:], lit)
+		t[name[0]] = append(t[name[0]], keyWord{binary.LittleEndian.Uint64(b[:]), ^uint64(0) >> (64 - 8*len(lit)), len(lit), k})
+	}
+	return t
+}()
+
+// readEventKey reads the name of an event's member at the scanner when it
+// is one of keyWords written [,]"name": (white space allowed before the ','
+// and the name, which NextKey skips): its eventKey, and the scanner moved
+// after the ':'. Otherwise ok is false and nothing has moved, for NextKey
+// to read the name. An event is ten members or so, and comparing a word
+// or two costs less than finding a name's end and switching on its bytes
+// (docs/performance.md §5u).
+func readEventKey(s *jsonscan.Scanner, first bool) (k eventKey, ok bool) {
+	d := s.Raw(0, int64(s.Len()))
+	i := jsonscan.SpaceEnd(d, int(s.Offset()))
+	if !first {
+		if i >= len(d) || d[i] != ',' {
+			return 0, false
+		}
+		i = jsonscan.SpaceEnd(d, i+1)
+	}
+	if i+8 > len(d) || d[i] != '"' {
+		return 0, false
+	}
+	x := binary.LittleEndian.Uint64(d[i:])
+	for _, w := range keyWords[d[i+1]] {
+		if x&w.mask == w.word {
+			s.SetOffset(int64(i + w.n))
+			return w.k, true
+		}
+	}
+	return 0, false
+}
