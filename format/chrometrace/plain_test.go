@@ -21,7 +21,7 @@ func samePlain(data []byte) string {
 	for _, whole := range []bool{false, true} {
 		read := func() (*profile.Profile, error) {
 			if whole {
-				return ParseBytes(data, Options{})
+				return ParseBytes(data, Options{KeepArgs: true})
 			}
 			return Parse(bytes.NewReader(data), Options{MaxEventBytes: 1 << 20})
 		}
@@ -80,7 +80,8 @@ func TestPlainValues(t *testing.T) {
 		{`"name":"`, "\"name\":\"\t"}, {`"cat":"`, `"cat":"\"`}, {`"cat":"`, `"cat":null,"y":"`},
 		{`"ts":`, `"ts": `}, {`"ts":`, `"ts":"1`}, {`"ts":`, `"ts":-`}, {`"ts":`, `"ts":0`}, {`"ts":`, `"ts":1e`},
 		{`"ts":`, `"ts":null,"z":`}, {`"ts":`, `"ts":99999999999999999999`}, {`"ts":`, `"dur":-0.5e1,"ts":`},
-		{`"ts":`, `"dur":1.,"ts":`},
+		{`"ts":`, `"dur":1.,"ts":`}, {`"args":{}`, `"args": {}`}, {`"args":{}`, `"args":{ }`}, {`"args":{}`, `"args":{}}`},
+		{`"args":{}`, `"args":{`}, {`"args":{}`, `"args":[]`},
 		{`"ph":"X"`, `"p\u0068":"X"`}, {`"ph":"X"`, `"ph" :"X"`}, {`,"ph":`, `, "ph":`}, {`,"ph":`, ",\n\t\"ph\":"},
 		{`"pid":4242`, `"pid":4242,"pid":7`}, {`"tid":259`, `"tidx":259`}, {`"ts":`, `"t":1,"ts":`},
 		{`"name":"`, `"selfTime":1,"scope":"s","id2":{"local":"0x1"},"bp":"e","name":"`}, {`"cat":"`, `"catx":"`}, {`"ts":`, `"dur": 7,"ts":`}, {`"ts":`, `"dur":7,"ts":`},
@@ -132,4 +133,30 @@ func FuzzPlainValues(f *testing.F) {
 			t.Fatal(strings.TrimSpace(diff))
 		}
 	})
+}
+
+// TestArgsRange checks the range of an event's args that the reader
+// keeps (KeepArgs) and reads again: from just after the ':', white space
+// included, to the end of the value, however the event is written.
+func TestArgsRange(t *testing.T) {
+	defer func(on bool) { plainValues = on }(plainValues)
+	for _, c := range []struct{ event, args string }{
+		{`{"args":{},"ph":"X"}`, `{}`},
+		{`{"args": {} ,"ph":"X"}`, ` {}`},
+		{"{\n  \"args\":\n    { \"data\": {\"a\": 1} },\n  \"ph\": \"X\"\n}", "\n    { \"data\": {\"a\": 1} }"},
+		{`{"ph":"X","args":{"sampleTraceId":5}}`, `{"sampleTraceId":5}`},
+	} {
+		for _, on := range []bool{false, true} {
+			plainValues = on
+			r := newReader(Options{})
+			r.s.Reset([]byte(c.event))
+			var e ev
+			if err := r.parseEvent(&e); err != nil {
+				t.Fatalf("%q: %v", c.event, err)
+			}
+			if got := c.event[e.args0:e.args1]; got != c.args {
+				t.Errorf("%q, values in place %v: args %q, want %q", c.event, on, got, c.args)
+			}
+		}
+	}
 }

@@ -817,7 +817,9 @@ func (r *reader) parseEvent(e *ev) error {
 		// The values as Chrome writes them are read in place first (a
 		// plain string, a plain integer): what the calls below return for
 		// them, without their tests (plainValues). Each of those skips
-		// the white space before its value first.
+		// the white space before its value first (but the args' range
+		// starts before it).
+		before := s.Offset()
 		s.Peek()
 		d, at := s.Raw(0, int64(s.Len())), int(s.Offset())
 		switch k {
@@ -919,7 +921,12 @@ func (r *reader) parseEvent(e *ev) error {
 				e.dur = f
 			}
 		case kArgs:
-			e.args0 = int(s.Offset())
+			e.args0 = int(before)
+			if plainValues && at+1 < len(d) && d[at] == '{' && d[at+1] == '}' {
+				e.args1 = at + 2 // most events' args: what parseArgsTraceID reads of them
+				s.SetOffset(int64(at + 2))
+				continue
+			}
 			if err := r.parseArgsTraceID(e); err != nil {
 				return err
 			}
