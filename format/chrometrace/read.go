@@ -724,19 +724,21 @@ var plainValues = true
 // plainByte reports whether c stands for itself inside a JSON string.
 func plainByte(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
 
-// plainString reads the string value at d[at] (the scanner's offset) when
-// it is plain (no escape): its bytes, which String would return, and the
-// scanner moved past it.
-func plainString(s *jsonscan.Scanner, d []byte, at int) ([]byte, bool) {
-	if !plainValues || at >= len(d) || d[at] != '"' {
-		return nil, false
+// stringOrNull reads the string or null at d[at] (the scanner's offset,
+// after white space): a plain string (no escape) in place, the bytes
+// String would return, else through Null and String.
+func stringOrNull(s *jsonscan.Scanner, d []byte, at int) (b []byte, null bool, err error) {
+	if plainValues && at < len(d) && d[at] == '"' {
+		if end := jsonscan.PlainString(d, at+1); end >= 0 {
+			s.SetOffset(int64(end + 1))
+			return d[at+1 : end], false, nil
+		}
 	}
-	end := jsonscan.PlainString(d, at+1)
-	if end < 0 {
-		return nil, false
+	if s.Null() {
+		return nil, true, nil
 	}
-	s.SetOffset(int64(end + 1))
-	return d[at+1 : end], true
+	b, err = s.String()
+	return b, false, err
 }
 
 // readEvent parses the next element, retrying with more input when the
@@ -839,28 +841,24 @@ func (r *reader) parseEvent(e *ev) error {
 				e.ph = '?'
 			}
 		case kName:
-			b, ok := plainString(s, d, at)
-			if !ok {
-				if s.Null() {
-					continue
-				}
-				if b, err = s.String(); err != nil {
-					return err
-				}
+			b, null, err := stringOrNull(s, d, at)
+			if err != nil {
+				return err
+			}
+			if null {
+				continue
 			}
 			e.isProfile = bytes.Equal(b, nameProfile) || bytes.Equal(b, nameProfileChunk) || bytes.Equal(b, nameCpuProfile)
 			e.isWeb = bytes.Equal(b, nameCpuProfile) || bytes.HasPrefix(b, []byte("Tracing")) && webMarkers[string(b)]
 			e.twice = e.twice || e.hasName
 			e.name, e.hasName = r.intern(b), true
 		case kCat:
-			b, ok := plainString(s, d, at)
-			if !ok {
-				if s.Null() {
-					continue
-				}
-				if b, err = s.String(); err != nil {
-					return err
-				}
+			b, null, err := stringOrNull(s, d, at)
+			if err != nil {
+				return err
+			}
+			if null {
+				continue
 			}
 			e.catFirst = e.catFirst || !e.hasName
 			e.twice = e.twice || e.hasCat
