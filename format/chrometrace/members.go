@@ -80,12 +80,12 @@ var keyWords = func() (t [256][]keyWord) {
 // (docs/performance.md §5u).
 func readEventKey(s *jsonscan.Scanner, first bool) (k eventKey, ok bool) {
 	d := s.Raw(0, int64(s.Len()))
-	i := jsonscan.SpaceEnd(d, int(s.Offset()))
+	i := jsonscan.SkipSpace(d, int(s.Offset()))
 	if !first {
 		if i >= len(d) || d[i] != ',' {
 			return 0, false
 		}
-		i = jsonscan.SpaceEnd(d, i+1)
+		i = jsonscan.SkipSpace(d, i+1)
 	}
 	if i+8 > len(d) || d[i] != '"' {
 		return 0, false

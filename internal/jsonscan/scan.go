@@ -115,15 +115,6 @@ func (s *Scanner) skipWS() {
 	}
 }
 
-// SpaceEnd returns the offset of the first byte from i of d that is not
-// white space (len(d) if none): skipWS on a local offset.
-func SpaceEnd(d []byte, i int) int {
-	for i < len(d) && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t') {
-		i++
-	}
-	return i
-}
-
 // Peek skips white space and returns the next byte, or 0 at the end.
 func (s *Scanner) Peek() byte {
 	s.skipWS()
@@ -273,25 +264,24 @@ func (s *Scanner) nextKey(first bool) (key []byte, ok bool, err error) {
 
 // compactKey is NextKey for a member written compactly, as trace writers
 // and V8 write them: [,]"key": with a key of at most seven plain bytes,
-// found in one word (plainRun's test), and no white space but before the
+// found in one word (plainStops), and no white space but before the
 // ',' and the key (a pretty-printed trace's lines). It returns what
 // NextKey would, or ok false, having moved nothing, for NextKey to read
 // the member. A Chrome trace's events are ten such members each: the
 // member loop's calls and tests were a fifth of reading one
 // (docs/performance.md §5u).
 func (s *Scanner) compactKey(first bool) (key []byte, ok bool) {
-	d, i := s.data, SpaceEnd(s.data, s.pos)
+	d, i := s.data, SkipSpace(s.data, s.pos)
 	if !first {
 		if i >= len(d) || d[i] != ',' {
 			return nil, false
 		}
-		i = SpaceEnd(d, i+1)
+		i = SkipSpace(d, i+1)
 	}
 	if i+10 > len(d) || d[i] != '"' {
 		return nil, false
 	}
-	x := binary.LittleEndian.Uint64(d[i+1:])
-	t := below(x^('"'*ones), 1) | below(x^('\\'*ones), 1) | below(x, 0x20)
+	t := plainStops(binary.LittleEndian.Uint64(d[i+1:]))
 	if t == 0 {
 		return nil, false
 	}
@@ -434,13 +424,19 @@ func PlainInt(d []byte, i int) (v int64, end int, ok bool) {
 // of a word is always a true one).
 func plainRun(d []byte, i int) int {
 	for i+8 <= len(d) {
-		x := binary.LittleEndian.Uint64(d[i:])
-		if t := below(x^('"'*ones), 1) | below(x^('\\'*ones), 1) | below(x, 0x20); t != 0 {
+		if t := plainStops(binary.LittleEndian.Uint64(d[i:])); t != 0 {
 			return i + bits.TrailingZeros64(t)/8
 		}
 		i += 8
 	}
 	return i
+}
+
+// plainStops flags the bytes of x that may end a string's plain run: '"',
+// '\\' and control characters (the lowest flagged byte is always a true
+// one).
+func plainStops(x uint64) uint64 {
+	return below(x^('"'*ones), 1) | below(x^('\\'*ones), 1) | below(x, 0x20)
 }
 
 // digitRun returns the value of the run of digits at d[j:], at most 18 of
@@ -1129,9 +1125,7 @@ func skipValid(d []byte, i, maxDepth int) (int, bool) {
 	var objs uint64 // bit k: the container at depth k is an object
 	depth := 0
 	for {
-		for i < len(d) && isSpace(d[i]) {
-			i++
-		}
+		i = SkipSpace(d, i)
 		if i >= len(d) {
 			return i, false
 		}
@@ -1141,9 +1135,7 @@ func skipValid(d []byte, i, maxDepth int) (int, bool) {
 				return i, false
 			}
 			i++
-			for i < len(d) && isSpace(d[i]) {
-				i++
-			}
+			i = SkipSpace(d, i)
 			if i < len(d) && d[i] == c+2 { // '}' or ']': empty
 				i++
 				break
@@ -1188,9 +1180,7 @@ func skipValid(d []byte, i, maxDepth int) (int, bool) {
 			if depth == 0 {
 				return i, true
 			}
-			for i < len(d) && isSpace(d[i]) {
-				i++
-			}
+			i = SkipSpace(d, i)
 			if i >= len(d) {
 				return i, false
 			}
@@ -1204,9 +1194,7 @@ func skipValid(d []byte, i, maxDepth int) (int, bool) {
 			}
 			i++
 			if obj {
-				for i < len(d) && isSpace(d[i]) {
-					i++
-				}
+				i = SkipSpace(d, i)
 				var ok bool
 				if i, ok = skipKeyValid(d, i); !ok {
 					return i, false
@@ -1226,9 +1214,7 @@ func skipKeyValid(d []byte, i int) (int, bool) {
 	if !ok {
 		return i, false
 	}
-	for i < len(d) && isSpace(d[i]) {
-		i++
-	}
+	i = SkipSpace(d, i)
 	if i >= len(d) || d[i] != ':' {
 		return i, false
 	}
