@@ -22,30 +22,16 @@ const (
 	kArgs
 )
 
-// keyOf returns the eventKey of the member name key.
-func keyOf(key []byte) eventKey {
-	switch string(key) {
-	case "ph":
-		return kPh
-	case "name":
-		return kName
-	case "cat":
-		return kCat
-	case "pid":
-		return kPid
-	case "tid":
-		return kTid
-	case "id":
-		return kID
-	case "ts":
-		return kTs
-	case "dur":
-		return kDur
-	case "args":
-		return kArgs
-	}
-	return kOther
+// memberKeys names the members Chrome writes and DevTools saves: those
+// parseEvent reads, and those it skips (kOther), which keyWords holds too.
+var memberKeys = map[string]eventKey{
+	"ph": kPh, "name": kName, "cat": kCat, "pid": kPid, "tid": kTid, "id": kID, "ts": kTs, "dur": kDur, "args": kArgs,
+	"tdur": kOther, "tts": kOther, "s": kOther, "id2": kOther, "bp": kOther, "scope": kOther, "selfTime": kOther,
 }
+
+// keyOf returns the eventKey of the member name key (kOther for any name
+// parseEvent skips).
+func keyOf(key []byte) eventKey { return memberKeys[string(key)] }
 
 // keyWord is a member name as Chrome writes it, "name": in at most eight
 // bytes, as a little-endian word under a mask.
@@ -55,15 +41,14 @@ type keyWord struct {
 	k          eventKey
 }
 
-// keyWords holds, by a name's first byte, the member names that Chrome
-// writes and DevTools saves and that fit a word: those parseEvent reads
-// and those it skips (a longer one, such as selfTime, is left to NextKey).
+// keyWords holds, by a name's first byte, the memberKeys whose names fit a
+// word (a longer one, such as selfTime, is left to NextKey).
 var keyWords = func() (t [256][]keyWord) {
-	for name, k := range map[string]eventKey{
-		"ph": kPh, "name": kName, "cat": kCat, "pid": kPid, "tid": kTid, "id": kID, "ts": kTs, "dur": kDur, "args": kArgs,
-		"tdur": kOther, "tts": kOther, "s": kOther, "id2": kOther, "bp": kOther, "scope": kOther,
-	} {
+	for name, k := range memberKeys {
 		lit := `"` + name + `":`
+		if len(lit) > 8 {
+			continue
+		}
 		var b [8]byte
 		copy(b[:], lit)
 		t[name[0]] = append(t[name[0]], keyWord{binary.LittleEndian.Uint64(b[:]), ^uint64(0) >> (64 - 8*len(lit)), len(lit), k})

@@ -869,12 +869,10 @@ func (r *reader) parseEvent(e *ev) error {
 				raw = d[at:end]
 				s.SetOffset(int64(end))
 			} else {
-				s.Peek()
-				start := s.Offset()
 				if err := s.Skip(); err != nil {
 					return err
 				}
-				raw = s.Raw(start, s.Offset())
+				raw = s.Raw(int64(at), s.Offset())
 			}
 			switch k {
 			case kPid:
@@ -893,7 +891,7 @@ func (r *reader) parseEvent(e *ev) error {
 				}
 			} else if s.Null() {
 				continue
-			} else if off = int(s.Offset()); s.Kind() == '"' { // some exporters (Hermes) write numbers as strings
+			} else if s.Kind() == '"' { // some exporters (Hermes) write numbers as strings
 				b, err := s.String()
 				if err != nil {
 					return err
