@@ -17,24 +17,7 @@ func treeDoc(r *rand.Rand, n int, ids func(int) int64) []byte {
 		kids[q] = append(kids[q], i)
 	}
 	var b strings.Builder
-	b.WriteString(`{"nodes":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"u.js","lineNumber":%d,"columnNumber":0},"hitCount":1`, ids(i), i%50, i)
-		if len(kids[i]) > 0 {
-			b.WriteString(`,"children":[`)
-			for j, k := range kids[i] {
-				if j > 0 {
-					b.WriteByte(',')
-				}
-				fmt.Fprintf(&b, "%d", ids(k))
-			}
-			b.WriteByte(']')
-		}
-		b.WriteByte('}')
-	}
+	writeNodeTable(&b, kids, ids, 50)
 	b.WriteString(`],"startTime":0,"endTime":1000000,"samples":[`)
 	for i := range n {
 		if i > 0 {

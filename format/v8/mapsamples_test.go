@@ -66,20 +66,31 @@ func TestMapSamples16(t *testing.T) {
 // k's parent is (k−1)/2), then orphans nodes that are nobody's children,
 // their ids from base+1, their functions f0 to f(funcs−1) in turn.
 func writeTreeNodes(b *strings.Builder, nn, orphans, base, funcs int) {
+	kids := make([][]int, nn+orphans)
+	for k := 1; k < nn; k++ {
+		kids[(k-1)/2] = append(kids[(k-1)/2], k)
+	}
+	writeNodeTable(b, kids, func(i int) int64 { return int64(base + i + 1) }, funcs)
+}
+
+// writeNodeTable writes `{"nodes":[` and a node for each of kids (node i's
+// children are kids[i]), node i's id id(i) and its function f(i mod funcs).
+func writeNodeTable(b *strings.Builder, kids [][]int, id func(int) int64, funcs int) {
 	b.WriteString(`{"nodes":[`)
-	for i := range nn + orphans {
+	for i := range kids {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, base+i+1, i%funcs, i)
-		var kids []string
-		for k := i + 1; k < nn; k++ {
-			if (k-1)/2 == i {
-				kids = append(kids, fmt.Sprint(base+k+1))
+		fmt.Fprintf(b, `{"id":%d,"callFrame":{"functionName":"f%d","scriptId":"1","url":"a.js","lineNumber":%d,"columnNumber":0}`, id(i), i%funcs, i)
+		if len(kids[i]) > 0 {
+			b.WriteString(`,"children":[`)
+			for j, k := range kids[i] {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(b, "%d", id(k))
 			}
-		}
-		if len(kids) > 0 {
-			fmt.Fprintf(b, `,"children":[%s]`, strings.Join(kids, ","))
+			b.WriteByte(']')
 		}
 		b.WriteByte('}')
 	}
