@@ -61,7 +61,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 	}
 	var choices []choice
 	var samples int
-	lines := false
+	lines, cols := false, false
 	for _, g := range groups {
 		for _, tid := range g.threads {
 			cands := g.cands[tid]
@@ -83,6 +83,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 			}
 			samples += ns
 			lines = lines || chosen.asm.HasLines()
+			cols = cols || chosen.asm.HasColumns()
 			choices = append(choices, choice{g, tid, chosen})
 		}
 	}
@@ -93,7 +94,10 @@ func (r *reader) finish() (*profile.Profile, error) {
 		ps.Node.Grow(samples)
 		ps.Time.Grow(samples)
 		if lines {
-			ps.Line, ps.Column = jsonscan.Grow(ps.Line, samples), jsonscan.Grow(ps.Column, samples)
+			ps.Line = jsonscan.Grow(ps.Line, samples)
+		}
+		if cols {
+			ps.Column = jsonscan.Grow(ps.Column, samples)
 		}
 	}
 	for _, c := range choices {

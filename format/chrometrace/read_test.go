@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -215,5 +216,43 @@ func TestChunkLines(t *testing.T) {
 	wantCols := []int32{0, 7, 8, 0, 9}
 	if !slices.Equal(ss.Line, wantLines) || !slices.Equal(ss.Column, wantCols) {
 		t.Errorf("lines %v, columns %v; want %v and %v", ss.Line, ss.Column, wantLines, wantCols)
+	}
+}
+
+// TestChunkLinesOnly reads two profiles whose chunks give lines and no
+// columns, as Chrome before 156 writes them: the profile keeps the lines of
+// both threads and no column (a column of zeros took 4 bytes a sample), and
+// the trace written from it has lines and no columns, and reads back the same.
+func TestChunkLinesOnly(t *testing.T) {
+	prof := func(tid int, lines string) string {
+		return `{"name":"Profile","ph":"P","id":"0x` + strconv.Itoa(tid) + `","pid":1,"tid":` + strconv.Itoa(tid) + `,"ts":100,"args":{"data":{"startTime":100}}},` +
+			`{"name":"ProfileChunk","ph":"P","id":"0x` + strconv.Itoa(tid) + `","pid":1,"tid":` + strconv.Itoa(tid) + `,"ts":110,"args":{"data":{"cpuProfile":{"nodes":[` +
+			`{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"f"}}],"samples":[2,2,2]},"timeDeltas":[1,1,1],"lines":[` + lines + `]}}}`
+	}
+	doc := "[" + prof(2, "5,6,7") + "," + prof(3, "8,9") + "]"
+	p, err := chrometrace.Parse(strings.NewReader(doc), chrometrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Threads) != 2 {
+		t.Fatalf("%d threads, want 2", len(p.Threads))
+	}
+	want := []int32{5, 6, 7, 8, 9, 0}
+	if !slices.Equal(p.Samples.Line, want) || p.Samples.Column != nil {
+		t.Fatalf("lines %v, columns %v; want %v and none", p.Samples.Line, p.Samples.Column, want)
+	}
+	var buf bytes.Buffer
+	if err := chrometrace.Write(&buf, p, chrometrace.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte(`"lines":[`)) || bytes.Contains(buf.Bytes(), []byte(`"columns"`)) {
+		t.Errorf("written trace: lines %v, columns %v; want lines only", bytes.Contains(buf.Bytes(), []byte(`"lines":[`)), bytes.Contains(buf.Bytes(), []byte(`"columns"`)))
+	}
+	back, err := chrometrace.Parse(bytes.NewReader(buf.Bytes()), chrometrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Samples.Line, p.Samples.Line) || back.Samples.Column != nil {
+		t.Errorf("read back: lines %v, columns %v; want %v and none", back.Samples.Line, back.Samples.Column, p.Samples.Line)
 	}
 }

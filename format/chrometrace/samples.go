@@ -382,11 +382,11 @@ func (r *reader) appendTopSamples(threadOfKey map[threadKey]profile.ThreadID) er
 		if last > first {
 			th.Start, th.End = prof.Samples.Time.At(int(first)), prof.Samples.Time.At(int(last-1))
 		}
-		if withLines := prof.Samples.Line != nil; withLines {
-			for range last - first {
-				prof.Samples.Line = append(prof.Samples.Line, 0)
-				prof.Samples.Column = append(prof.Samples.Column, 0)
-			}
+		if prof.Samples.Line != nil {
+			prof.Samples.Line = append(prof.Samples.Line, make([]int32, last-first)...)
+		}
+		if prof.Samples.Column != nil {
+			prof.Samples.Column = append(prof.Samples.Column, make([]int32, last-first)...)
 		}
 		threadOfKey[k] = profile.ThreadID(len(prof.Threads))
 		prof.Threads = append(prof.Threads, th)

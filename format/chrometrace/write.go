@@ -167,7 +167,10 @@ func Write(w io.Writer, p *profile.Profile, opts WriteOptions) error {
 					}
 					b = strconv.AppendInt(b, int64(ss.Line[i]), 10)
 				}
-				b = append(b, `],"columns":[`...)
+				b = append(b, ']')
+			}
+			if ss.Column != nil {
+				b = append(b, `,"columns":[`...)
 				for i := c; i < end; i++ {
 					if i > c {
 						b = append(b, ',')

@@ -151,36 +151,43 @@ func (p *parser) joinChunks() {
 	p.samples, p.samples32 = joinInts(p.samples, p.samples32, c.samples, c.nSamples, 1)
 	p.deltas, p.deltas32 = joinInts(p.deltas, p.deltas32, c.deltas, c.nDeltas, 1000)
 	if len(c.lines) > 0 {
-		p.lines, p.cols = jsonscan.Grow(p.lines, c.nLines), jsonscan.Grow(p.cols, c.nLines)
-		if p.lines == nil { // zero lines to join
-			p.lines, p.cols = []int32{}, []int32{}
-		}
-		for _, l := range c.lines {
-			if len(l.lines) >= l.n && len(l.cols) >= l.n { // as Chrome writes them: copied whole
-				p.lines = append(p.lines, l.lines[:l.n]...)
-				p.cols = append(p.cols, l.cols[:l.n]...)
-				continue
-			}
-			at := len(p.lines)
-			p.lines, p.cols = p.lines[:at+l.n], p.cols[:at+l.n]
-			for i := range l.n {
-				var line, col int32
-				if i < len(l.lines) {
-					line = l.lines[i]
-				}
-				if i < len(l.cols) {
-					col = l.cols[i]
-				}
-				p.lines[at+i], p.cols[at+i] = line, col
-			}
+		// The columns only when a chunk has them: Chrome's traces before
+		// 156 give lines alone, and a column of zeros cost 4 bytes a
+		// sample twice over (here and in the profile).
+		cols := p.cols != nil || slices.ContainsFunc(c.lines, func(l chunkLines) bool { return l.cols != nil })
+		p.lines = joinLines(p.lines, c.lines, c.nLines, func(l chunkLines) []int32 { return l.lines })
+		if cols {
+			p.cols = joinLines(p.cols, c.lines, c.nLines, func(l chunkLines) []int32 { return l.cols })
 		}
 	}
 	*c = chunkArrays{}
 }
 
+// joinLines appends the chunks' lines or columns (of) to dst, n values in
+// all, each chunk's missing ones 0.
+func joinLines(dst []int32, chunks []chunkLines, n int, of func(chunkLines) []int32) []int32 {
+	dst = jsonscan.Grow(dst, n)
+	if dst == nil { // zero values to join
+		dst = []int32{}
+	}
+	for _, l := range chunks {
+		v := of(l)
+		if len(v) >= l.n { // as Chrome writes them: copied whole
+			dst = append(dst, v[:l.n]...)
+			continue
+		}
+		at := len(dst)
+		dst = append(dst, v...)
+		dst = dst[:at+l.n]
+		clear(dst[at+len(v):])
+	}
+	return dst
+}
+
 // AddLines appends per-sample lines and columns (nil: zeros for n samples),
-// keeping both columns as long as the samples. It keeps lines and cols,
-// as AddSamples keeps its ids, and they are joined with the samples.
+// keeping the lines (and the columns, once a chunk has them) as long as
+// the samples. It keeps lines and cols, as AddSamples keeps its ids, and
+// they are joined with the samples.
 func (a *Assembler) AddLines(lines, cols []int32, n int) {
 	p := &a.p
 	c := &p.chunks
@@ -258,8 +265,13 @@ func (a *Assembler) Truncate() int {
 	return dropped
 }
 
-// HasLines reports whether the profile has per-sample lines and columns.
+// HasLines reports whether the profile has per-sample lines.
 func (a *Assembler) HasLines() bool { return a.p.lines != nil || len(a.p.chunks.lines) > 0 }
+
+// HasColumns reports whether the profile has per-sample columns.
+func (a *Assembler) HasColumns() bool {
+	return a.p.cols != nil || slices.ContainsFunc(a.p.chunks.lines, func(l chunkLines) bool { return l.cols != nil })
+}
 
 // cut returns s cut to at most n elements (nil stays nil).
 func cut[S ~[]E, E any](s S, n int) S { return s[:min(n, len(s))] }

@@ -431,6 +431,15 @@ type sampleResult struct {
 	dropped, backwards, unknown int64
 }
 
+// growColumn returns a sample column with room for n more: c, or zeros for
+// the base samples before it when c is nil.
+func growColumn(c []int32, base, n int) []int32 {
+	if c == nil {
+		return make([]int32, base, base+n)
+	}
+	return jsonscan.Grow(c, n)
+}
+
 // appendSamples appends the thread's samples to the profile's, their nodes
 // renumbered (newID, nodeBase; state tells the unreachable ones), with
 // their times. It touches only the profile's samples, so that the nodes
@@ -537,12 +546,14 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 	}
 	kept, unmoved := 0, -1 // unmoved: in place, the samples before the first dropped one
 	var last profile.Time
-	withLines := p.lines != nil || s.Line != nil
-	if withLines && s.Line == nil {
-		s.Line = make([]int32, sampleBase, sampleBase+ns)
-		s.Column = make([]int32, sampleBase, sampleBase+ns)
-	} else if withLines {
-		s.Line, s.Column = jsonscan.Grow(s.Line, ns), jsonscan.Grow(s.Column, ns)
+	// Lines and columns each once an input has them, zeros for the
+	// samples of the threads without.
+	withLines, withCols := p.lines != nil || s.Line != nil, p.cols != nil || s.Column != nil
+	if withLines {
+		s.Line = growColumn(s.Line, sampleBase, ns)
+	}
+	if withCols {
+		s.Column = growColumn(s.Column, sampleBase, ns)
 	}
 	from := 0
 	if fast {
@@ -601,11 +612,17 @@ func (p *parser) appendSamples(prof *profile.Profile, ids *idIndex, state []uint
 		kept++
 		s.Node.Append(nodeBase + newID[k])
 		if withLines {
-			var line, col int32
+			var line int32
 			if p.lines != nil {
-				line, col = p.lines[i], p.cols[i]
+				line = p.lines[i]
 			}
 			s.Line = append(s.Line, line)
+		}
+		if withCols {
+			var col int32
+			if p.cols != nil {
+				col = p.cols[i]
+			}
 			s.Column = append(s.Column, col)
 		}
 	}
