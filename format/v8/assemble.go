@@ -84,102 +84,128 @@ func rebase(err error, base int64) error {
 // not change: the chunks' arrays are joined once, when the profile is
 // appended (appended chunk by chunk, a long profile's arrays were copied
 // through growths that allocated five times their size).
-func (a *Assembler) AddSamples(ids []int64) {
-	c := &a.p.chunks
-	c.samples = append(c.samples, chunkInts{wide: ids})
-	c.nSamples += len(ids)
-	a.p.hasSamples = true
-}
+func (a *Assembler) AddSamples(ids []int64) { a.addSamples(ints{wide: ids}) }
 
-// AddSamples32 is AddSamples for ids that each fit in an int32, as Chrome
-// writes them: joined in 32 bits while every chunk's are, they take half
-// the memory.
-func (a *Assembler) AddSamples32(ids []int32) {
+// AddSamples32 is AddSamples for ids that each fit in an int32: joined in
+// 32 bits while every chunk's are, they take half the memory.
+func (a *Assembler) AddSamples32(ids []int32) { a.addSamples(ints{v32: ids}) }
+
+// AddSamples16 is AddSamples for ids that each fit in a uint16, as Chrome
+// writes them for a profile of fewer than 65,536 nodes: joined in 16 bits
+// while every chunk's are, a quarter of the memory, and the profile's
+// nodes are then written over them (appendSamples).
+func (a *Assembler) AddSamples16(ids []uint16) { a.addSamples(ints{v16: ids}) }
+
+func (a *Assembler) addSamples(v ints) {
 	c := &a.p.chunks
-	c.samples = append(c.samples, chunkInts{narrow: ids})
-	c.nSamples += len(ids)
+	c.samples = append(c.samples, v)
+	c.nSamples += v.len()
 	a.p.hasSamples = true
 }
 
 // AddTimeDeltas appends time deltas in ns. It keeps ns, as AddSamples
 // keeps its ids.
-func (a *Assembler) AddTimeDeltas(ns []int64) {
-	c := &a.p.chunks
-	c.deltas = append(c.deltas, chunkInts{wide: ns})
-	c.nDeltas += len(ns)
-}
+func (a *Assembler) AddTimeDeltas(ns []int64) { a.addDeltas(ints{wide: ns}) }
 
 // AddTimeDeltas32 is AddTimeDeltas for deltas that are each a whole number
 // of µs, given in µs: while every chunk's are, the times are made over
 // them in place and kept in 4 bytes each (profile.Times), as for a
 // .cpuprofile.
-func (a *Assembler) AddTimeDeltas32(us []int32) {
+func (a *Assembler) AddTimeDeltas32(us []int32) { a.addDeltas(ints{v32: us}) }
+
+// AddTimeDeltas16 is AddTimeDeltas32 for deltas that each fit an int16
+// (a sampling finer than every 32 ms): while every chunk's do, the times
+// are made over them in 2 bytes each when they allow (profile.Times).
+func (a *Assembler) AddTimeDeltas16(us []int16) { a.addDeltas(ints{d16: us}) }
+
+func (a *Assembler) addDeltas(v ints) {
 	c := &a.p.chunks
-	c.deltas = append(c.deltas, chunkInts{narrow: us})
-	c.nDeltas += len(us)
+	c.deltas = append(c.deltas, v)
+	c.nDeltas += v.len()
 }
 
-// joinInts appends chunks (n values in all) to the array of 64-bit values
-// wide or, while it is nil and no chunk is wide, of 32-bit values narrow;
-// a 32-bit value v stands for v·scale in 64 bits.
-func joinInts(wide []int64, narrow []int32, chunks []chunkInts, n int, scale int64) ([]int64, []int32) {
-	if len(chunks) == 0 {
-		return wide, narrow
-	}
-	if wide == nil && !slices.ContainsFunc(chunks, func(c chunkInts) bool { return c.wide != nil }) {
-		narrow = jsonscan.Grow(narrow, n)
-		for _, c := range chunks {
-			narrow = append(narrow, c.narrow...)
-		}
-		return nil, narrow
-	}
-	wide = jsonscan.AppendScaled(jsonscan.Grow(wide, len(narrow)+n), narrow, scale)
+// joinInts appends chunks (n values in all) to v, in the narrowest form
+// that holds v and every chunk: 16 bits, 32, or 64, where a narrower value
+// x stands for x·scale.
+func joinInts(v ints, chunks []ints, n int, scale int64) ints {
+	width := v.width()
 	for _, c := range chunks {
-		if c.wide != nil {
-			wide = append(wide, c.wide...)
-		} else {
-			wide = jsonscan.AppendScaled(wide, c.narrow, scale)
-		}
+		width = max(width, c.width())
 	}
-	return wide, nil
+	switch width {
+	case 16:
+		if v.d16 != nil || slices.ContainsFunc(chunks, func(c ints) bool { return c.d16 != nil }) {
+			v.d16 = jsonscan.Grow(v.d16, n)
+			for _, c := range chunks {
+				v.d16 = append(v.d16, c.d16...)
+			}
+		} else {
+			v.v16 = jsonscan.Grow(v.v16, n)
+			for _, c := range chunks {
+				v.v16 = append(v.v16, c.v16...)
+			}
+		}
+	case 32:
+		w := v.v32
+		if w == nil {
+			w = v.append32(jsonscan.Grow([]int32(nil), v.len()+n))
+		} else {
+			w = jsonscan.Grow(w, n)
+		}
+		for _, c := range chunks {
+			w = c.append32(w)
+		}
+		v = ints{v32: w}
+	case 64:
+		w := v.wide
+		if w == nil {
+			w = v.append64(jsonscan.Grow([]int64(nil), v.len()+n), scale)
+		} else {
+			w = jsonscan.Grow(w, n)
+		}
+		for _, c := range chunks {
+			w = c.append64(w, scale)
+		}
+		v = ints{wide: w}
+	}
+	return v
 }
 
 // joinChunks appends the samples and deltas kept by AddSamples and
 // AddTimeDeltas to the parser's arrays.
 func (p *parser) joinChunks() {
 	c := &p.chunks
-	p.samples, p.samples32 = joinInts(p.samples, p.samples32, c.samples, c.nSamples, 1)
-	p.deltas, p.deltas32 = joinInts(p.deltas, p.deltas32, c.deltas, c.nDeltas, 1000)
+	if len(c.samples) > 0 {
+		v := joinInts(ints{wide: p.samples, v32: p.samples32, v16: p.samples16}, c.samples, c.nSamples, 1)
+		p.samples, p.samples32, p.samples16 = v.wide, v.v32, v.v16
+	}
+	if len(c.deltas) > 0 {
+		v := joinInts(ints{wide: p.deltas, v32: p.deltas32, d16: p.deltas16}, c.deltas, c.nDeltas, 1000)
+		p.deltas, p.deltas32, p.deltas16 = v.wide, v.v32, v.d16
+	}
 	if len(c.lines) > 0 {
 		// The columns only when a chunk has them: Chrome's traces before
 		// 156 give lines alone, and a column of zeros cost 4 bytes a
 		// sample twice over (here and in the profile).
 		cols := p.cols != nil || slices.ContainsFunc(c.lines, func(l chunkLines) bool { return l.cols != nil })
-		p.lines = joinLines(p.lines, c.lines, c.nLines, func(l chunkLines) []int32 { return l.lines })
+		p.lines = growLines(p.lines, c.nLines)
+		for _, l := range c.lines {
+			p.lines = l.appendLines(p.lines)
+		}
 		if cols {
-			p.cols = joinLines(p.cols, c.lines, c.nLines, func(l chunkLines) []int32 { return l.cols })
+			p.cols = growLines(p.cols, c.nLines)
+			for _, l := range c.lines {
+				p.cols = appendN(p.cols, l.cols, l.n)
+			}
 		}
 	}
 	*c = chunkArrays{}
 }
 
-// joinLines appends the chunks' lines or columns (of) to dst, n values in
-// all, each chunk's missing ones 0.
-func joinLines(dst []int32, chunks []chunkLines, n int, of func(chunkLines) []int32) []int32 {
-	dst = jsonscan.Grow(dst, n)
-	if dst == nil { // zero values to join
+// growLines returns dst with room for n more, not nil.
+func growLines(dst []int32, n int) []int32 {
+	if dst = jsonscan.Grow(dst, n); dst == nil { // zero values to join
 		dst = []int32{}
-	}
-	for _, l := range chunks {
-		v := of(l)
-		if len(v) >= l.n { // as Chrome writes them: copied whole
-			dst = append(dst, v[:l.n]...)
-			continue
-		}
-		at := len(dst)
-		dst = append(dst, v...)
-		dst = dst[:at+l.n]
-		clear(dst[at+len(v):])
 	}
 	return dst
 }
@@ -189,19 +215,29 @@ func joinLines(dst []int32, chunks []chunkLines, n int, of func(chunkLines) []in
 // the samples. It keeps lines and cols, as AddSamples keeps its ids, and
 // they are joined with the samples.
 func (a *Assembler) AddLines(lines, cols []int32, n int) {
+	a.addLines(chunkLines{lines: lines, cols: cols, n: n}, lines == nil && cols == nil)
+}
+
+// AddLines16 is AddLines for lines that each fit a uint16, kept so until
+// they are joined.
+func (a *Assembler) AddLines16(lines []uint16, cols []int32, n int) {
+	a.addLines(chunkLines{lines16: lines, cols: cols, n: n}, lines == nil && cols == nil)
+}
+
+func (a *Assembler) addLines(l chunkLines, none bool) {
 	p := &a.p
 	c := &p.chunks
 	if p.lines == nil && len(c.lines) == 0 {
-		if lines == nil && cols == nil {
+		if none {
 			return
 		}
 		// Zeros for the samples before the first chunk with lines.
-		before := p.joinedSamples() + c.nSamples - n
+		before := p.joinedSamples() + c.nSamples - l.n
 		c.lines = append(c.lines, chunkLines{n: before})
 		c.nLines += before
 	}
-	c.lines = append(c.lines, chunkLines{lines, cols, n})
-	c.nLines += n
+	c.lines = append(c.lines, l)
+	c.nLines += l.n
 }
 
 // AddTraceID records that trace id names the stack ending at node.

@@ -148,3 +148,120 @@ func TestAssemblerNodesGrowth(t *testing.T) {
 	}
 	t.Logf("%.0f bytes a node", perNode)
 }
+
+// TestAssemblerWidths appends the same samples, time deltas and lines in
+// chunks of every width mix the trace reader gives (16, 32 and 64-bit ids;
+// 16 and 32-bit µs and 64-bit ns deltas; 16 and 32-bit lines), joined once
+// and in two steps (Truncate joins what it has), and requires the profile
+// each mix gives to equal the one all-64-bit chunks give.
+func TestAssemblerWidths(t *testing.T) {
+	nodes := `[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}},` +
+		`{"id":2,"parent":1,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":0,"columnNumber":0}},` +
+		`{"id":65536,"parent":1,"callFrame":{"functionName":"g","scriptId":"1","url":"a.js","lineNumber":3,"columnNumber":0}}]`
+	ids := []int64{2, 2, 65536, 2, 2, 65536, 2, 2, 2}
+	deltas := []int64{5, 1, -2, 40000, 3, 1, 1, 7, 2} // µs: out of order once, one beyond int16
+	lines := []int32{1, 70000, 2, 3, 0, 4, 5, 6, 7}
+	chunks := [][2]int{{0, 3}, {3, 5}, {5, 9}}
+	type mix struct{ id, delta, line int } // widths: 16, 32, 64 (lines 16 or 32)
+	appendChunk := func(a *v8.Assembler, lo, hi int, m mix) {
+		var id16 []uint16
+		var id32 []int32
+		for _, v := range ids[lo:hi] {
+			id16, id32 = append(id16, uint16(v)), append(id32, int32(v))
+		}
+		switch m.id {
+		case 16:
+			a.AddSamples16(id16)
+		case 32:
+			a.AddSamples32(id32)
+		default:
+			a.AddSamples(slices.Clone(ids[lo:hi]))
+		}
+		var d16 []int16
+		var d32 []int32
+		var ns []int64
+		for _, v := range deltas[lo:hi] {
+			d16, d32, ns = append(d16, int16(v)), append(d32, int32(v)), append(ns, v*1000)
+		}
+		switch m.delta {
+		case 16:
+			a.AddTimeDeltas16(d16)
+		case 32:
+			a.AddTimeDeltas32(d32)
+		default:
+			a.AddTimeDeltas(ns)
+		}
+		var l16 []uint16
+		for _, v := range lines[lo:hi] {
+			l16 = append(l16, uint16(v))
+		}
+		if m.line == 16 {
+			a.AddLines16(l16, nil, hi-lo)
+		} else {
+			a.AddLines(slices.Clone(lines[lo:hi]), nil, hi-lo)
+		}
+	}
+	// A chunk's 16-bit forms only where its values fit.
+	fits := func(k int, m mix) bool {
+		lo, hi := chunks[k][0], chunks[k][1]
+		for i := lo; i < hi; i++ {
+			if m.id == 16 && ids[i] > 65535 || m.delta == 16 && deltas[i] > 32767 || m.line == 16 && lines[i] > 65535 {
+				return false
+			}
+		}
+		return true
+	}
+	build := func(mixes []mix, split bool) *profile.Profile {
+		t.Helper()
+		b := profile.NewBuilder("chrome-trace")
+		a := v8.NewAssembler(b)
+		if err := a.ReadNodes(jsonscan.New([]byte(nodes)), 0, ""); err != nil {
+			t.Fatal(err)
+		}
+		a.SetStart(100)
+		for k, c := range chunks {
+			appendChunk(a, c[0], c[1], mixes[k])
+			if split && k == 0 {
+				a.Truncate()
+			}
+		}
+		if err := a.Append(profile.Thread{Name: "t"}, ""); err != nil {
+			t.Fatal(err)
+		}
+		return b.P
+	}
+	wide := mix{64, 64, 32}
+	want := build([]mix{wide, wide, wide}, false)
+	if want.Samples.Len() != len(ids) {
+		t.Fatalf("%d samples, want %d", want.Samples.Len(), len(ids))
+	}
+	widths := []mix{}
+	for _, id := range []int{16, 32, 64} {
+		for _, d := range []int{16, 32, 64} {
+			for _, l := range []int{16, 32} {
+				widths = append(widths, mix{id, d, l})
+			}
+		}
+	}
+	tried := 0
+	for _, m0 := range widths {
+		for _, m1 := range widths {
+			for _, m2 := range []mix{m0, m1, {16, 16, 16}} {
+				mixes := []mix{m0, m1, m2}
+				if !fits(0, m0) || !fits(1, m1) || !fits(2, m2) {
+					continue
+				}
+				for _, split := range []bool{false, true} {
+					tried++
+					got := build(mixes, split)
+					if got.String() != want.String() {
+						t.Fatalf("chunks in %v (joined in two steps %v):\n%s\nwant\n%s", mixes, split, got.String(), want.String())
+					}
+				}
+			}
+		}
+	}
+	if tried < 100 {
+		t.Errorf("only %d mixes tried", tried)
+	}
+}

@@ -145,9 +145,12 @@ type parser struct {
 }
 
 // chunkArrays are the samples, time deltas, lines and columns of a trace's
-// chunks, kept until they are joined (Assembler.AddSamples, joinChunks).
+// chunks, kept until they are joined (Assembler.AddSamples, joinChunks):
+// each chunk's sample ids and time deltas in the narrowest width that
+// holds them (ints: 16 bits, 32, or 64 as ns for deltas that are not
+// whole µs).
 type chunkArrays struct {
-	samples, deltas   []chunkInts
+	samples, deltas   []ints
 	nSamples, nDeltas int
 	// Lines and columns, from the first chunk that has them
 	// (Assembler.AddLines).
@@ -155,17 +158,40 @@ type chunkArrays struct {
 	nLines int
 }
 
-// chunkInts is one chunk's array of sample ids or time deltas: in 32 bits
-// (ids, µs) when every value fits, else in 64 (ids, ns).
-type chunkInts struct {
-	wide   []int64
-	narrow []int32
-}
-
 // chunkLines are the lines and columns of n samples; missing ones are 0.
+// The lines are in lines16 instead when each fits 16 bits.
 type chunkLines struct {
 	lines, cols []int32
+	lines16     []uint16
 	n           int
+}
+
+// appendLines appends the chunk's n lines to dst, 0 past the end of a
+// short array.
+func (l chunkLines) appendLines(dst []int32) []int32 {
+	if l.lines16 != nil {
+		k := min(len(l.lines16), l.n)
+		for _, v := range l.lines16[:k] {
+			dst = append(dst, int32(v))
+		}
+		return appendZeros(dst, l.n-k)
+	}
+	return appendN(dst, l.lines, l.n)
+}
+
+// appendN appends v's first n values to dst, and zeros for those past its
+// end.
+func appendN(dst, v []int32, n int) []int32 {
+	k := min(len(v), n)
+	return appendZeros(append(dst, v[:k]...), n-k)
+}
+
+// appendZeros appends n zeros to dst, which has room for them.
+func appendZeros(dst []int32, n int) []int32 {
+	at := len(dst)
+	dst = dst[:at+n]
+	clear(dst[at:])
+	return dst
 }
 
 func (p *parser) fail(off int64, path string, err error) error {
@@ -410,6 +436,45 @@ type ints struct {
 	v16   []uint16             // ids
 	d16   []int16              // deltas
 	lined *profile.LineBuilder // deltas
+}
+
+// len returns the number of integers (not of the line form's).
+func (v ints) len() int { return len(v.wide) + len(v.v32) + len(v.v16) + len(v.d16) }
+
+// width returns the bits of the form v holds: 64, 32, 16, or 0 for none.
+func (v ints) width() int {
+	switch {
+	case v.wide != nil:
+		return 64
+	case v.v32 != nil:
+		return 32
+	case v.v16 != nil || v.d16 != nil:
+		return 16
+	}
+	return 0
+}
+
+// append32 appends v's integers to dst in 32 bits; v is not wide.
+func (v ints) append32(dst []int32) []int32 {
+	for _, x := range v.v16 {
+		dst = append(dst, int32(x))
+	}
+	for _, x := range v.d16 {
+		dst = append(dst, int32(x))
+	}
+	return append(dst, v.v32...)
+}
+
+// append64 appends v's integers to dst in 64 bits, those not already
+// wide times scale.
+func (v ints) append64(dst []int64, scale int64) []int64 {
+	for _, x := range v.v16 {
+		dst = append(dst, int64(x)*scale)
+	}
+	for _, x := range v.d16 {
+		dst = append(dst, int64(x)*scale)
+	}
+	return append(jsonscan.AppendScaled(dst, v.v32, scale), v.wide...)
 }
 
 // readIds reads an array of node ids (a profile's samples), in 2 bytes each
