@@ -1,6 +1,7 @@
 package calls
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/jsprof/jsprof/format"
@@ -87,4 +88,46 @@ func TestRepairedSamples(t *testing.T) {
 	if repaired == 0 || narrow == 0 || narrow == repaired {
 		t.Fatal("no thread with a repair in one of the widths: the test checks nothing there")
 	}
+}
+
+// TestCopiedSamplesWidths builds the timelines of every thread whose samples
+// NewTimeline copies (a trace's threads after the first, a call graph's)
+// with the copy in 2 bytes and in 4, and requires the same samples, as
+// repaired, and the same repairs.
+func TestCopiedSamplesWidths(t *testing.T) {
+	copied := 0
+	for _, path := range repoProfiles(t) {
+		p, err := format.ReadFile(path, nil, format.Options{})
+		if err != nil {
+			continue
+		}
+		for th := range p.Threads {
+			narrow, err := NewTimeline(p, profile.ThreadID(th))
+			if err != nil || narrow.raw != nil || p.Threads[th].Nodes.Start == 0 && p.Threads[th].Shape == profile.ShapeTree {
+				continue // not copied, or too many nodes for 2 bytes
+			}
+			narrowCopyNodes = 0
+			wide, err := NewTimeline(p, profile.ThreadID(th))
+			narrowCopyNodes = 1 << 16
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wide.raw == nil || narrow.raw16 == nil {
+				t.Fatalf("%s thread %d: the copies are not in 4 and 2 bytes", path, th)
+			}
+			copied++
+			if narrow.Repaired != wide.Repaired || !slices.Equal(narrow.fixes, wide.fixes) || narrow.Len() != wide.Len() {
+				t.Fatalf("%s thread %d: repaired %d and %d, %d and %d samples", path, th, narrow.Repaired, wide.Repaired, narrow.Len(), wide.Len())
+			}
+			for i := range narrow.Len() {
+				if a, b := narrow.Sample(i), wide.Sample(i); a != b {
+					t.Fatalf("%s thread %d: sample %d is %d in 2 bytes, %d in 4", path, th, i, a, b)
+				}
+			}
+		}
+	}
+	if copied == 0 {
+		t.Fatal("no thread's samples were copied")
+	}
+	t.Logf("%d threads", copied)
 }
