@@ -84,19 +84,19 @@ func rebase(err error, base int64) error {
 // not change: the chunks' arrays are joined once, when the profile is
 // appended (appended chunk by chunk, a long profile's arrays were copied
 // through growths that allocated five times their size).
-func (a *Assembler) AddSamples(ids []int64) { a.addSamples(ints{wide: ids}) }
+func (a *Assembler) AddSamples(ids []int64) { a.addSamples(chunkOf(ids)) }
 
 // AddSamples32 is AddSamples for ids that each fit in an int32: joined in
 // 32 bits while every chunk's are, they take half the memory.
-func (a *Assembler) AddSamples32(ids []int32) { a.addSamples(ints{v32: ids}) }
+func (a *Assembler) AddSamples32(ids []int32) { a.addSamples(chunkOf(ids)) }
 
 // AddSamples16 is AddSamples for ids that each fit in a uint16, as Chrome
 // writes them for a profile of fewer than 65,536 nodes: joined in 16 bits
 // while every chunk's are, a quarter of the memory, and the profile's
 // nodes are then written over them (appendSamples).
-func (a *Assembler) AddSamples16(ids []uint16) { a.addSamples(ints{v16: ids}) }
+func (a *Assembler) AddSamples16(ids []uint16) { a.addSamples(chunkOf(ids)) }
 
-func (a *Assembler) addSamples(v ints) {
+func (a *Assembler) addSamples(v chunkInts) {
 	c := &a.p.chunks
 	c.samples = append(c.samples, v)
 	c.nSamples += v.len()
@@ -105,44 +105,46 @@ func (a *Assembler) addSamples(v ints) {
 
 // AddTimeDeltas appends time deltas in ns. It keeps ns, as AddSamples
 // keeps its ids.
-func (a *Assembler) AddTimeDeltas(ns []int64) { a.addDeltas(ints{wide: ns}) }
+func (a *Assembler) AddTimeDeltas(ns []int64) { a.addDeltas(chunkOf(ns)) }
 
 // AddTimeDeltas32 is AddTimeDeltas for deltas that are each a whole number
 // of µs, given in µs: while every chunk's are, the times are made over
 // them in place and kept in 4 bytes each (profile.Times), as for a
 // .cpuprofile.
-func (a *Assembler) AddTimeDeltas32(us []int32) { a.addDeltas(ints{v32: us}) }
+func (a *Assembler) AddTimeDeltas32(us []int32) { a.addDeltas(chunkOf(us)) }
 
 // AddTimeDeltas16 is AddTimeDeltas32 for deltas that each fit an int16
 // (a sampling finer than every 32 ms): while every chunk's do, the times
 // are made over them in 2 bytes each when they allow (profile.Times).
-func (a *Assembler) AddTimeDeltas16(us []int16) { a.addDeltas(ints{d16: us}) }
+func (a *Assembler) AddTimeDeltas16(us []int16) { a.addDeltas(chunkOf(us)) }
 
-func (a *Assembler) addDeltas(v ints) {
+func (a *Assembler) addDeltas(v chunkInts) {
 	c := &a.p.chunks
 	c.deltas = append(c.deltas, v)
 	c.nDeltas += v.len()
 }
 
-// joinInts appends chunks (n values in all) to v, in the narrowest form
-// that holds v and every chunk: 16 bits, 32, or 64, where a narrower value
-// x stands for x·scale.
-func joinInts(v ints, chunks []ints, n int, scale int64) ints {
+// joinInts appends chunks (n values in all; 16-bit ones are deltas if
+// signed, else ids) to v, in the narrowest form that holds v and every
+// chunk: 16 bits, 32, or 64, where a narrower value x stands for x·scale.
+func joinInts(v ints, chunks []chunkInts, signed bool, n int, scale int64) ints {
 	width := v.width()
 	for _, c := range chunks {
-		width = max(width, c.width())
+		if c.len() > 0 {
+			width = max(width, 8*int(c.width))
+		}
 	}
 	switch width {
 	case 16:
-		if v.d16 != nil || slices.ContainsFunc(chunks, func(c ints) bool { return c.d16 != nil }) {
+		if signed {
 			v.d16 = jsonscan.Grow(v.d16, n)
 			for _, c := range chunks {
-				v.d16 = append(v.d16, c.d16...)
+				v.d16 = append(v.d16, c.ints(true).d16...)
 			}
 		} else {
 			v.v16 = jsonscan.Grow(v.v16, n)
 			for _, c := range chunks {
-				v.v16 = append(v.v16, c.v16...)
+				v.v16 = append(v.v16, c.ints(false).v16...)
 			}
 		}
 	case 32:
@@ -153,7 +155,7 @@ func joinInts(v ints, chunks []ints, n int, scale int64) ints {
 			w = jsonscan.Grow(w, n)
 		}
 		for _, c := range chunks {
-			w = c.append32(w)
+			w = c.ints(signed).append32(w)
 		}
 		v = ints{v32: w}
 	case 64:
@@ -164,7 +166,7 @@ func joinInts(v ints, chunks []ints, n int, scale int64) ints {
 			w = jsonscan.Grow(w, n)
 		}
 		for _, c := range chunks {
-			w = c.append64(w, scale)
+			w = c.ints(signed).append64(w, scale)
 		}
 		v = ints{wide: w}
 	}
@@ -176,11 +178,11 @@ func joinInts(v ints, chunks []ints, n int, scale int64) ints {
 func (p *parser) joinChunks() {
 	c := &p.chunks
 	if len(c.samples) > 0 {
-		v := joinInts(ints{wide: p.samples, v32: p.samples32, v16: p.samples16}, c.samples, c.nSamples, 1)
+		v := joinInts(ints{wide: p.samples, v32: p.samples32, v16: p.samples16}, c.samples, false, c.nSamples, 1)
 		p.samples, p.samples32, p.samples16 = v.wide, v.v32, v.v16
 	}
 	if len(c.deltas) > 0 {
-		v := joinInts(ints{wide: p.deltas, v32: p.deltas32, d16: p.deltas16}, c.deltas, c.nDeltas, 1000)
+		v := joinInts(ints{wide: p.deltas, v32: p.deltas32, d16: p.deltas16}, c.deltas, true, c.nDeltas, 1000)
 		p.deltas, p.deltas32, p.deltas16 = v.wide, v.v32, v.d16
 	}
 	if len(c.lines) > 0 {

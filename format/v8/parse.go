@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/internal/jsonscan"
@@ -150,12 +151,51 @@ type parser struct {
 // holds them (ints: 16 bits, 32, or 64 as ns for deltas that are not
 // whole µs).
 type chunkArrays struct {
-	samples, deltas   []ints
+	samples, deltas   []chunkInts
 	nSamples, nDeltas int
 	// Lines and columns, from the first chunk that has them
 	// (Assembler.AddLines).
 	lines  []chunkLines
 	nLines int
+}
+
+// chunkInts is one chunk's sample ids or time deltas, as the bytes of the
+// []uint16 (ids) or []int16 (deltas, µs), []int32 or []int64 they were read
+// into, width bytes each: 32 bytes a chunk where an ints of five slices
+// took 104 (web-dev's 5 k chunks: 0.7 MB while its events are read).
+type chunkInts struct {
+	b     []byte
+	width uint8
+}
+
+// chunkOf returns v as a chunkInts, sharing its storage.
+func chunkOf[T uint16 | int16 | int32 | int64](v []T) chunkInts {
+	var zero T
+	w := int(unsafe.Sizeof(zero))
+	return chunkInts{b: unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*w), width: uint8(w)}
+}
+
+// len returns the number of values.
+func (c chunkInts) len() int { return len(c.b) / int(c.width) }
+
+// ints returns the chunk's values as the slice they were read into (a
+// 16-bit chunk's as deltas if signed, else as ids); none when empty.
+func (c chunkInts) ints(signed bool) ints {
+	n := c.len()
+	if n == 0 {
+		return ints{}
+	}
+	at := unsafe.Pointer(unsafe.SliceData(c.b))
+	switch c.width {
+	case 2:
+		if signed {
+			return ints{d16: unsafe.Slice((*int16)(at), n)}
+		}
+		return ints{v16: unsafe.Slice((*uint16)(at), n)}
+	case 4:
+		return ints{v32: unsafe.Slice((*int32)(at), n)}
+	}
+	return ints{wide: unsafe.Slice((*int64)(at), n)}
 }
 
 // chunkLines are the lines and columns of n samples; missing ones are 0.
