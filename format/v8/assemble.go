@@ -190,12 +190,19 @@ func (p *parser) joinChunks() {
 		// 156 give lines alone, and a column of zeros cost 4 bytes a
 		// sample twice over (here and in the profile).
 		cols := p.cols != nil || slices.ContainsFunc(c.lines, func(l chunkLines) bool { return l.cols != nil })
+		before := len(p.lines)
 		p.lines = growLines(p.lines, c.nLines)
 		for _, l := range c.lines {
 			p.lines = l.appendLines(p.lines)
 		}
 		if cols {
-			p.cols = growLines(p.cols, c.nLines)
+			if p.cols == nil {
+				// The first columns after lines joined before (Truncate,
+				// ReadProfile): zeros for those.
+				p.cols = make([]int32, before, before+c.nLines)
+			} else {
+				p.cols = growLines(p.cols, c.nLines)
+			}
 			for _, l := range c.lines {
 				p.cols = appendN(p.cols, l.cols, l.n)
 			}

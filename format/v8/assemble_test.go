@@ -107,6 +107,36 @@ func TestAssemblerColumns(t *testing.T) {
 	}
 }
 
+// TestAssemblerColumnsAfterJoin gives a profile's first columns after its
+// lines were joined (Truncate joins what it has; so does ReadProfile):
+// the columns get zeros for the samples joined before, and the profile is
+// appended (lines and columns as long as the samples).
+func TestAssemblerColumnsAfterJoin(t *testing.T) {
+	b := profile.NewBuilder("chrome-trace")
+	a := v8.NewAssembler(b)
+	nodes := `[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}},` +
+		`{"id":2,"parent":1,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":0,"columnNumber":0}}]`
+	if err := a.ReadNodes(jsonscan.New([]byte(nodes)), 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	a.AddSamples16([]uint16{2, 2})
+	a.AddTimeDeltas16([]int16{1, 1})
+	a.AddLines16([]uint16{3, 4}, nil, 2)
+	if dropped := a.Truncate(); dropped != 0 {
+		t.Fatalf("Truncate dropped %d", dropped)
+	}
+	a.AddSamples16([]uint16{2})
+	a.AddTimeDeltas16([]int16{1})
+	a.AddLines([]int32{5}, []int32{6}, 1)
+	if err := a.Append(profile.Thread{Name: "t"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := b.P.Samples
+	if !slices.Equal(s.Line, []int32{3, 4, 5}) || !slices.Equal(s.Column, []int32{0, 0, 6}) {
+		t.Errorf("lines %v, columns %v; want [3 4 5] and [0 0 6]", s.Line, s.Column)
+	}
+}
+
 // TestAssemblerNodesGrowth reads a trace profile's nodes chunk by chunk, as
 // a trace gives them (none counted ahead), and bounds what their table
 // allocates: grown by a quarter at a time (append's growth of a large
