@@ -90,44 +90,74 @@ func TestRepairedSamples(t *testing.T) {
 	}
 }
 
-// TestCopiedSamplesWidths builds the timelines of every thread whose samples
-// NewTimeline copies (a trace's threads after the first, a call graph's)
-// with the copy in 2 bytes and in 4, and requires the same samples, as
-// repaired, and the same repairs.
-func TestCopiedSamplesWidths(t *testing.T) {
-	copied := 0
+// TestTimelineSamples checks every thread's samples as the timeline reads
+// them, before repair, against the profile's: a tree-shaped thread's read
+// in place less its first node (a trace's threads after the first too), a
+// call graph's copied through the expanded nodes (in 2 bytes and in 4,
+// with the same repairs); and the repaired ones against DevTools' repaired
+// copy.
+func TestTimelineSamples(t *testing.T) {
+	offset, graphs := 0, 0
 	for _, path := range repoProfiles(t) {
 		p, err := format.ReadFile(path, nil, format.Options{})
 		if err != nil {
 			continue
 		}
 		for th := range p.Threads {
-			narrow, err := NewTimeline(p, profile.ThreadID(th))
-			if err != nil || narrow.raw != nil || p.Threads[th].Nodes.Start == 0 && p.Threads[th].Shape == profile.ShapeTree {
-				continue // not copied, or too many nodes for 2 bytes
+			tl, err := NewTimeline(p, profile.ThreadID(th))
+			if err != nil {
+				continue
 			}
+			info := &p.Threads[th]
+			ss := p.ThreadSamples(profile.ThreadID(th))
+			start := profile.NodeID(info.Nodes.Start)
+			if tl.Len() != ss.Len() {
+				t.Fatalf("%s thread %d: %d samples, want %d", path, th, tl.Len(), ss.Len())
+			}
+			for i := range tl.Len() {
+				want := int32(ss.Node.At(i) - start) // a tree's expanded node
+				if info.Shape == profile.ShapeCallGraph {
+					want = tl.byNode[ss.Node.At(i)-start]
+				}
+				if got := tl.rawAt(i); got != want {
+					t.Fatalf("%s thread %d: sample %d is expanded node %d, want %d", path, th, i, got, want)
+				}
+			}
+			want := repairedCopy(tl)
+			c := tl.Cursor(0)
+			for i := range tl.Len() {
+				if a, b := tl.Sample(i), c.At(i); a != want[i] || b != want[i] {
+					t.Fatalf("%s thread %d: repaired sample %d is %d (cursor %d), want %d", path, th, i, a, b, want[i])
+				}
+			}
+			if info.Shape == profile.ShapeTree {
+				if start > 0 {
+					offset++
+				}
+				continue
+			}
+			graphs++
 			narrowCopyNodes = 0
 			wide, err := NewTimeline(p, profile.ThreadID(th))
 			narrowCopyNodes = 1 << 16
 			if err != nil {
 				t.Fatal(err)
 			}
-			if wide.raw == nil || narrow.raw16 == nil {
-				t.Fatalf("%s thread %d: the copies are not in 4 and 2 bytes", path, th)
+			if tl.raw16 == nil || wide.raw == nil {
+				t.Fatalf("%s thread %d: the copies are not in 2 and 4 bytes", path, th)
 			}
-			copied++
-			if narrow.Repaired != wide.Repaired || !slices.Equal(narrow.fixes, wide.fixes) || narrow.Len() != wide.Len() {
-				t.Fatalf("%s thread %d: repaired %d and %d, %d and %d samples", path, th, narrow.Repaired, wide.Repaired, narrow.Len(), wide.Len())
+			if tl.Repaired != wide.Repaired || !slices.Equal(tl.fixes, wide.fixes) {
+				t.Fatalf("%s thread %d: repaired %d and %d", path, th, tl.Repaired, wide.Repaired)
 			}
-			for i := range narrow.Len() {
-				if a, b := narrow.Sample(i), wide.Sample(i); a != b {
+			for i := range tl.Len() {
+				if a, b := tl.Sample(i), wide.Sample(i); a != b {
 					t.Fatalf("%s thread %d: sample %d is %d in 2 bytes, %d in 4", path, th, i, a, b)
 				}
 			}
 		}
 	}
-	if copied == 0 {
-		t.Fatal("no thread's samples were copied")
+	if offset == 0 {
+		t.Fatal("no thread read in place after another thread's nodes")
 	}
-	t.Logf("%d threads", copied)
+	t.Logf("%d threads read in place after another's nodes, %d call graphs", offset, graphs)
 }

@@ -47,15 +47,18 @@ type Timeline struct {
 	GC, Program, Idle int32
 
 	// raw holds the expanded node of each sample before fixMissingSamples
-	// (the profile's own array, read only, when the thread's nodes are
-	// the expanded ones), and fixes, ascending, the samples it repaired:
+	// (the profile's own array, read only, less rawBase, when the thread's
+	// nodes are the expanded ones), and fixes, ascending, the samples it repaired:
 	// each takes the node of the sample before it, which is never itself
 	// repaired. Sample, SamplesIn and Cursor give the samples as repaired:
 	// a copy of 35 M samples to change a few would cost 140 MB and, in
 	// page faults, a quarter of a second.
 	raw   []int32
 	raw16 []uint16 // instead of raw, when the profile's column is narrow or the copy fits
-	fixes []int32
+	// rawBase is subtracted from raw's values: the thread's first node
+	// when they are the profile's own (read in place), else 0.
+	rawBase int32
+	fixes   []int32
 	// Times the sample times (the profile's own array: read only), and End
 	// the end of the last sample (extrapolated by one average interval, as
 	// DevTools does; 0 without samples). TimeAt(i) is Times[i], or End for
@@ -73,8 +76,9 @@ type Timeline struct {
 	byNode []int32
 }
 
-// narrowCopyNodes is the number of expanded nodes up to which a thread's
-// samples copied by NewTimeline are kept in 2 bytes (a variable for tests).
+// narrowCopyNodes is the number of expanded nodes up to which a call
+// graph's samples, copied by NewTimeline, are kept in 2 bytes (a variable
+// for tests).
 var narrowCopyNodes = 1 << 16
 
 // NewTimeline builds DevTools' model of thread t.
@@ -90,19 +94,21 @@ func NewTimeline(p *profile.Profile, t profile.ThreadID) (*Timeline, error) {
 
 	ss := p.ThreadSamples(t)
 	n := ss.Node.Len()
-	if th.Shape == profile.ShapeTree && th.Nodes.Start == 0 {
-		// Expanded nodes are the thread's own (buildTree): the samples are
-		// the profile's, read in place.
+	if th.Shape == profile.ShapeTree {
+		// Expanded nodes are the thread's own, in order (buildTree): the
+		// samples are the profile's, read in place less the thread's
+		// first node (a trace's threads after the first were copied, 2
+		// or 4 bytes a sample held to the end: web-dev's 290 k).
 		n16, n32 := ss.Node.Columns()
 		if n32 != nil {
 			tl.raw = unsafe.Slice((*int32)(unsafe.SliceData(n32)), n)
 		} else {
 			tl.raw16 = n16
 		}
+		tl.rawBase = th.Nodes.Start
 	} else if start := profile.NodeID(th.Nodes.Start); len(tl.Node) <= narrowCopyNodes {
-		// A copy, in 2 bytes a sample while the expanded nodes allow (a
-		// trace's threads after the first: web-dev's 290 k samples, 0.6 MB
-		// less).
+		// A call graph's expanded nodes, copied: in 2 bytes a sample
+		// while they allow.
 		tl.raw16 = make([]uint16, n)
 		for i, nd := range ss.Node.All() {
 			tl.raw16[i] = uint16(byNode[nd-start])
@@ -311,7 +317,8 @@ func findMissing[T int32 | uint16](tl *Timeline, s []T) []int32 {
 	if tl.Program < 0 || len(s) < 3 {
 		return nil
 	}
-	program := T(tl.Program)
+	base := tl.rawBase
+	program := T(tl.Program + base)
 	// Room for as many fixes as there are (program) samples, counted
 	// first: appended, a long recording's fixes were allocated twice
 	// over, after reading, on fresh pages (samples-heavy: 500 KB for 28 k
@@ -326,7 +333,7 @@ func findMissing[T int32 | uint16](tl *Timeline, s []T) []int32 {
 		if s[i] != program {
 			continue
 		}
-		if prev, next := int32(s[i-1]), int32(s[i+1]); !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
+		if prev, next := int32(s[i-1])-base, int32(s[i+1])-base; !system(prev) && !system(next) && tl.bottom(prev) == tl.bottom(next) {
 			fixes = append(fixes, int32(i))
 		}
 	}
@@ -375,9 +382,9 @@ func (tl *Timeline) Len() int { return max(len(tl.raw), len(tl.raw16)) }
 // rawAt returns sample i's expanded node before repair.
 func (tl *Timeline) rawAt(i int) int32 {
 	if tl.raw16 != nil {
-		return int32(tl.raw16[i])
+		return int32(tl.raw16[i]) - tl.rawBase
 	}
-	return tl.raw[i]
+	return tl.raw[i] - tl.rawBase
 }
 
 // Sample returns sample i's expanded node, as repaired.
@@ -393,13 +400,14 @@ func (tl *Timeline) Sample(i int) int32 {
 type SampleCursor struct {
 	raw   []int32
 	raw16 []uint16 // instead of raw, in 2 bytes
+	base  int32    // Timeline.rawBase
 	fixes []int32  // those at or after the cursor
 }
 
 // Cursor returns a cursor for passes over samples from lo on.
 func (tl *Timeline) Cursor(lo int) SampleCursor {
 	k, _ := slices.BinarySearch(tl.fixes, int32(lo))
-	return SampleCursor{raw: tl.raw, raw16: tl.raw16, fixes: tl.fixes[k:]}
+	return SampleCursor{raw: tl.raw, raw16: tl.raw16, base: tl.rawBase, fixes: tl.fixes[k:]}
 }
 
 // At returns sample i's expanded node, as repaired; i must not be below the
@@ -412,9 +420,9 @@ func (c *SampleCursor) At(i int) int32 {
 		i--
 	}
 	if c.raw16 != nil {
-		return int32(c.raw16[i])
+		return int32(c.raw16[i]) - c.base
 	}
-	return c.raw[i]
+	return c.raw[i] - c.base
 }
 
 // SamplesIn iterates over samples [lo, hi), as repaired.
