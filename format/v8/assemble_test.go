@@ -12,18 +12,26 @@ import (
 	"github.com/jsprof/jsprof/profile"
 )
 
-// TestAssemblerLines appends chunks with and without per-sample lines and
-// columns, some cut short, and requires both columns as long as the
-// samples, with zeros where a chunk gave none: before the first chunk with
-// lines, for a chunk without, and past the end of a short one.
-func TestAssemblerLines(t *testing.T) {
-	b := profile.NewBuilder("chrome-trace")
+// rootAndF returns an assembler into b that has read a profile's two nodes,
+// the root and f (id 2).
+func rootAndF(t *testing.T, b *profile.Builder) *v8.Assembler {
+	t.Helper()
 	a := v8.NewAssembler(b)
 	nodes := `[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}},` +
 		`{"id":2,"parent":1,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":0,"columnNumber":0}}]`
 	if err := a.ReadNodes(jsonscan.New([]byte(nodes)), 0, ""); err != nil {
 		t.Fatal(err)
 	}
+	return a
+}
+
+// TestAssemblerLines appends chunks with and without per-sample lines and
+// columns, some cut short, and requires both columns as long as the
+// samples, with zeros where a chunk gave none: before the first chunk with
+// lines, for a chunk without, and past the end of a short one.
+func TestAssemblerLines(t *testing.T) {
+	b := profile.NewBuilder("chrome-trace")
+	a := rootAndF(t, b)
 	chunk := func(n int, lines, cols []int32) {
 		ids, deltas := make([]int64, n), make([]int64, n)
 		for i := range ids {
@@ -59,14 +67,9 @@ func TestAssemblerLines(t *testing.T) {
 // columns only once a thread has them: nil while none has, else zeros for
 // the samples of the threads without, before and after.
 func TestAssemblerColumns(t *testing.T) {
-	nodes := `[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}},` +
-		`{"id":2,"parent":1,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":0,"columnNumber":0}}]`
 	thread := func(b *profile.Builder, lines, cols []int32) {
 		t.Helper()
-		a := v8.NewAssembler(b)
-		if err := a.ReadNodes(jsonscan.New([]byte(nodes)), 0, ""); err != nil {
-			t.Fatal(err)
-		}
+		a := rootAndF(t, b)
 		n := 2
 		a.AddSamples32([]int32{2, 2})
 		a.AddTimeDeltas32([]int32{1, 1})
@@ -113,12 +116,7 @@ func TestAssemblerColumns(t *testing.T) {
 // appended (lines and columns as long as the samples).
 func TestAssemblerColumnsAfterJoin(t *testing.T) {
 	b := profile.NewBuilder("chrome-trace")
-	a := v8.NewAssembler(b)
-	nodes := `[{"id":1,"callFrame":{"functionName":"(root)","scriptId":"0","url":"","lineNumber":-1,"columnNumber":-1}},` +
-		`{"id":2,"parent":1,"callFrame":{"functionName":"f","scriptId":"1","url":"a.js","lineNumber":0,"columnNumber":0}}]`
-	if err := a.ReadNodes(jsonscan.New([]byte(nodes)), 0, ""); err != nil {
-		t.Fatal(err)
-	}
+	a := rootAndF(t, b)
 	a.AddSamples16([]uint16{2, 2})
 	a.AddTimeDeltas16([]int16{1, 1})
 	a.AddLines16([]uint16{3, 4}, nil, 2)
