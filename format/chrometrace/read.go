@@ -1830,8 +1830,18 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 			if s.Null() {
 				continue
 			}
+			// Lines in 16 bits while they fit, columns in 32 (over 65,535
+			// in the one-line functions of minified code).
 			at := s.Offset()
-			out16, out, fits, err := jsonscan.Ints16[uint16](s, nil)
+			var out16 []uint16
+			var out []int32
+			var fits bool
+			var err error
+			if k == "lines" {
+				out16, out, fits, err = jsonscan.Ints16[uint16](s, nil)
+			} else {
+				out, fits, err = s.Ints32(nil)
+			}
 			if err != nil || !fits {
 				// A value beyond int32 (clamped), or an error: read
 				// again as int64, which reports the error as before.
@@ -1848,14 +1858,6 @@ func readChunk(args []byte, off int64, path string, asm *v8.Assembler) (*chunk, 
 			if k == "lines" {
 				c.lines, c.lines16 = out, out16
 			} else {
-				// Columns in 4 bytes: rare, and over 65,535 in the one-line
-				// functions of minified code.
-				if out16 != nil {
-					out = make([]int32, len(out16))
-					for i, x := range out16 {
-						out[i] = int32(x)
-					}
-				}
 				c.cols = out
 			}
 		case "source":

@@ -211,10 +211,7 @@ type chunkLines struct {
 func (l chunkLines) appendLines(dst []int32) []int32 {
 	if l.lines16 != nil {
 		k := min(len(l.lines16), l.n)
-		for _, v := range l.lines16[:k] {
-			dst = append(dst, int32(v))
-		}
-		return appendZeros(dst, l.n-k)
+		return appendZeros(ints{v16: l.lines16[:k]}.append32(dst), l.n-k)
 	}
 	return appendN(dst, l.lines, l.n)
 }
