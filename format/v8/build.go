@@ -121,13 +121,15 @@ func (p *parser) appendThread(th profile.Thread) error {
 		p.fixLegacyIDs()
 	}
 	// The nodes' distinct frames, found on another core while the nodes
-	// are ordered below.
-	var frames frameTable
-	frameOf := make([]int32, len(p.nodes)) // raw node → index in frames
+	// are ordered below (those of the nodes before the second half of a
+	// table read in two, while it was still read: framesAhead).
+	frames, from := p.frames, len(p.frameOf)
+	frameOf := slices.Grow(p.frameOf, len(p.nodes)-from)[:len(p.nodes)] // raw node → index in frames
+	p.frames, p.frameOf = frameTable{}, nil
 	framesDone := make(chan struct{})
 	go func() {
 		defer close(framesDone)
-		for i := range p.nodes {
+		for i := from; i < len(frameOf); i++ {
 			frameOf[i] = frames.index(p.nodes[i].frame())
 		}
 	}()

@@ -140,6 +140,12 @@ type parser struct {
 	chunks      chunkArrays // the chunks' samples, deltas and lines, not yet joined
 	lenient     bool        // drop samples naming unknown nodes (trace chunks) instead of failing
 
+	// The call frames of the first len(frameOf) raw nodes, found while
+	// the parser waits for the node table's second half (framesAhead);
+	// appendThread finds the rest's.
+	frames  frameTable
+	frameOf []int32 // raw node → index in frames
+
 	tail    *tailArrays              // samples and timeDeltas read ahead, in parallel
 	release func(lo, hi int64) error // see ParseMapped
 	drop    func(lo, hi int64)

@@ -162,6 +162,11 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 	if h == nil || s.Peek() != '{' || s.Offset() != h.at {
 		return false
 	}
+	done := h.done
+	if framesAheadAll {
+		done = nil // never closed: every frame found first
+	}
+	p.framesAhead(done, cap(h.nodesAll))
 	<-h.done
 	q := h.q
 	if h.err != nil || q.heapOff > 0 || len(p.nodes)+len(q.nodes) > p.limits.MaxNodes {
@@ -196,6 +201,34 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 	splitTaken.Add(1)
 	return true
 }
+
+// framesAhead finds the call frames of the nodes read so far, a stretch
+// at a time, until they are all found or done is closed: what the core
+// that read the first half of the node table does while the second is
+// still read (the halves end up to 20 ms apart, from run to run), which
+// appendThread would otherwise do on the other core after the join, as
+// it still does for the rest. n is the number of nodes to make room for.
+func (p *parser) framesAhead(done <-chan struct{}, n int) {
+	const stretch = 2048
+	if p.frameOf == nil {
+		p.frameOf = make([]int32, 0, max(n, len(p.nodes)))
+	}
+	for k := len(p.frameOf); k < len(p.nodes); k = len(p.frameOf) {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		for i := k; i < min(k+stretch, len(p.nodes)); i++ {
+			p.frameOf = append(p.frameOf, p.frames.index(p.nodes[i].frame()))
+		}
+	}
+}
+
+// framesAheadAll makes take find the frames of every node read before
+// the second half, however soon that half is done (for tests: whether
+// framesAhead has run, and how far, depends on the halves' timing).
+var framesAheadAll bool
 
 // join returns a followed by b. When a still lies at the start of full
 // (its share of a table shared with b, see splitNodes), b is moved down

@@ -68,9 +68,12 @@ func TestSplitNodesSameResult(t *testing.T) {
 	// The tables sized by counting every '{', then by estimates from
 	// stretches of 64 bytes: far off either way, so that halves outgrow
 	// their share of the tables or leave some of it.
-	defer func(n int64) { sampleBraces = n }(sampleBraces)
-	for _, sample := range []int64{sampleBraces, 64} {
-		sampleBraces = sample
+	// The first half's frames found while the second is read (as
+	// timing allows), then all of them before it is taken.
+	defer func(n int64) { sampleBraces, framesAheadAll = n, false }(sampleBraces)
+	for k, sample := range []int64{sampleBraces, 64, sampleBraces, 64} {
+		sampleBraces, framesAheadAll = sample, k >= 2
+		run := fmt.Sprintf("brace samples of %d, frames found ahead %v", sample, framesAheadAll)
 		taken := splitTaken.Load()
 		splitDocs := 0
 		for _, d := range docs {
@@ -80,20 +83,20 @@ func TestSplitNodesSameResult(t *testing.T) {
 			splitNodesBytes = 0
 			got, gerr := ParseBytes(d.data, d.limits)
 			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
-				t.Errorf("%s, brace samples of %d: error %v read in halves, %v in order", d.name, sample, gerr, werr)
+				t.Errorf("%s, %s: error %v read in halves, %v in order", d.name, run, gerr, werr)
 				continue
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s, brace samples of %d: the profile read in halves differs from the one read in order", d.name, sample)
+				t.Errorf("%s, %s: the profile read in halves differs from the one read in order", d.name, run)
 			}
 			if werr == nil && nodeBoundary(d.data, 0) >= 0 {
 				splitDocs++
 			}
 		}
 		taken = splitTaken.Load() - taken
-		t.Logf("brace samples of %d: %d inputs, %d readable with a boundary; %d read in halves", sample, len(docs), splitDocs, taken)
+		t.Logf("%s: %d inputs, %d readable with a boundary; %d read in halves", run, len(docs), splitDocs, taken)
 		if taken < int64(splitDocs)*3/4 {
-			t.Errorf("brace samples of %d: %d inputs read in halves, want most of the %d with a boundary", sample, taken, splitDocs)
+			t.Errorf("%s: %d inputs read in halves, want most of the %d with a boundary", run, taken, splitDocs)
 		}
 	}
 }
@@ -104,8 +107,11 @@ func FuzzSplitNodes(f *testing.F) {
 	addSmallProfiles(f)
 	f.Add([]byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"callFrame":{"functionName":"f"}}],"samples":[2],"timeDeltas":[1]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer func(n, m int, k int64) { splitNodesBytes, parallelTailBytes, sampleBraces = n, m, k }(splitNodesBytes, parallelTailBytes, sampleBraces)
+		defer func(n, m int, k int64) {
+			splitNodesBytes, parallelTailBytes, sampleBraces, framesAheadAll = n, m, k, false
+		}(splitNodesBytes, parallelTailBytes, sampleBraces)
 		splitNodesBytes, parallelTailBytes, sampleBraces = 1<<62, 1<<62, int64(1+len(data)%64) // tables sized by estimates as often as not
+		framesAheadAll = len(data)%3 == 0
 		want, werr := ParseBytes(data, Limits{})
 		splitNodesBytes = 0
 		got, gerr := fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return ParseBytes(data, Limits{}) })
