@@ -323,6 +323,7 @@ func (p *parser) parseTop() error {
 			sawNodes, p.nodesOff = true, off
 			if key[0] == 'h' {
 				p.legacy = true
+				p.tail.startNow() // not read in halves
 				err = p.parseHeadNode(0, &headPath{})
 			} else {
 				err = p.parseNodes()
@@ -693,6 +694,9 @@ func (p *parser) parseNodes() error {
 		// 20 bytes): "ticks" strings elsewhere count too.
 		est = min(est, int((limit-start)/20))
 		p.ticks = make([]profile.LineTick, 0, est)
+	}
+	if at < 0 {
+		p.tail.startNow()
 	}
 	half := p.splitNodes(data, at, c1, c2)
 	defer half.wait()

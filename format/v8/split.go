@@ -96,6 +96,14 @@ func (p *parser) splitNodes(data []byte, at int64, c1, c2 tableCounts) *nodesHal
 		h.err = q.readHalf(&h.stop)
 		h.end = s.Offset()
 	})
+	if t := p.tail; t != nil && t.later {
+		// The arrays left to be read later: by this core once its half is
+		// read, if the main parser has not taken them first.
+		go func() {
+			<-h.done
+			t.runLater()
+		}()
+	}
 	return h
 }
 
@@ -167,6 +175,11 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 		done = nil // never closed: every frame found first
 	}
 	p.framesAhead(done, cap(h.nodesAll))
+	select {
+	case <-h.done:
+	default:
+		p.tail.runLater() // still waiting: the arrays left to be read later
+	}
 	<-h.done
 	q := h.q
 	if h.err != nil || q.heapOff > 0 || len(p.nodes)+len(q.nodes) > p.limits.MaxNodes {

@@ -1,6 +1,7 @@
 package v8
 
 import (
+	"errors"
 	"runtime/debug"
 	"sync/atomic"
 
@@ -19,6 +20,13 @@ import (
 // guess that does not hold (other members last, a syntax error, another
 // layout) is dropped and the member read in order, which gives the same
 // result and the same errors.
+//
+// Where the node table before them is large enough to be read in two
+// halves (splitNodes), the arrays are not read at the start: there they
+// shared the second core with the table's second half, which then ended
+// after the first in three runs of four. They are left to whichever core
+// is done with its half first (tailArrays.later), or to the parser when it
+// reaches them (docs/performance.md §5w).
 
 // parallelTailBytes is the input size from which the arrays are read ahead
 // (a variable for tests).
@@ -33,12 +41,17 @@ var parallelTailBytes = 4 << 20
 // §5r).
 func tailReleaseStep(n int) int { return min(max(n/64, 256<<10), jsonscan.ReleaseEvery) }
 
-// tailTaken counts the arrays the parser took read ahead (for tests).
-var tailTaken atomic.Int64
+// tailTaken counts the arrays the parser took read ahead, and
+// tailReadLater those of them left to be read later (for tests).
+var tailTaken, tailReadLater atomic.Int64
 
 // tailArrays holds the arrays read ahead.
 type tailArrays struct {
 	samples, deltas tailArray
+	// later: the arrays are not read at once but by the first core to be
+	// idle (runLater), by the parser when it reaches them, or at once
+	// after all when the node table is not read in halves (startNow).
+	later bool
 }
 
 // tailArray is one array read ahead: at is the offset of its '[' (−1: not
@@ -50,10 +63,16 @@ type tailArray struct {
 	vals    ints // samples in the narrowest width that holds them, deltas as readDeltas gives them
 	err     error
 	done    chan struct{}
+	// read reads the array when it is left to whichever core is idle
+	// first (tailArrays.later); claimed says one has taken it.
+	read    func()
+	claimed atomic.Bool
 }
 
 // readTailArrays finds the samples and timeDeltas members at the end of
-// data and starts reading them.
+// data and starts reading them, or leaves them to be read later when what
+// comes before them is a node table large enough to be read in two halves
+// (see tailArrays.later).
 func (p *parser) readTailArrays(data []byte) *tailArrays {
 	t := &tailArrays{samples: tailArray{at: -1}, deltas: tailArray{at: -1}}
 	end := len(data)
@@ -62,11 +81,12 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		return t
 	}
 	i--
-	// Each array is read as soon as its '[' is found: the timeDeltas
-	// array (last) is read while the samples' '[' is searched for.
+	// Each array is read as soon as its '[' is found (the timeDeltas
+	// array, last, while the samples' '[' is searched for), unless both
+	// are left for later.
 	start := func(a *tailArray, read func(*jsonscan.Scanner) (ints, error)) {
 		a.done = make(chan struct{})
-		p.goAhead(a.done, &a.err, func() {
+		body := func() {
 			s := jsonscan.New(data)
 			s.SetOffset(a.at)
 			s.Release, s.Drop = p.release, p.drop
@@ -75,10 +95,18 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 			s.SetCount(a.at, a.elems)
 			a.vals, a.err = read(s)
 			a.end = s.Offset()
-		})
+		}
+		if t.later {
+			a.read = func() {
+				defer close(a.done)
+				p.guarded(&a.err, body)
+			}
+			return
+		}
+		p.goAhead(a.done, &a.err, body)
 	}
 	readDeltas := func(s *jsonscan.Scanner) (ints, error) { return p.readDeltas(s, "timeDeltas") }
-	for range 2 {
+	for n := 0; n < 2; n++ {
 		i = jsonscan.SkipSpaceBack(data, i)
 		if i < 0 || data[i] != ']' {
 			return t
@@ -107,6 +135,12 @@ func (p *parser) readTailArrays(data []byte) *tailArrays {
 		}
 		if k < 0 || data[k] != '"' {
 			return t
+		}
+		if n == 0 {
+			// The other array holds as many numbers, each of at most
+			// maxTailNumber bytes with its comma: a node table that
+			// takes the rest even so is read in halves (splitPoint).
+			t.later = int64(open)-int64(elems)*maxTailNumber >= 2*int64(splitNodesBytes)
 		}
 		switch string(data[k+1 : i]) {
 		case "samples":
@@ -147,6 +181,7 @@ func (t *tailArrays) take(s *jsonscan.Scanner, deltas bool) (vals ints, ok bool)
 	if a.at < 0 || s.Peek() != '[' || s.Offset() != a.at {
 		return ints{}, false
 	}
+	a.run() // if no core has taken it yet
 	<-a.done
 	if a.err != nil {
 		return ints{}, false
@@ -163,10 +198,60 @@ func (t *tailArrays) wait() {
 		return
 	}
 	for _, a := range []*tailArray{&t.samples, &t.deltas} {
+		if a.read != nil && a.claimed.CompareAndSwap(false, true) {
+			a.err = errTailNotRead // never read: the parse ended before
+			close(a.done)
+		}
 		if a.done != nil {
 			<-a.done
 		}
 	}
+}
+
+// maxTailNumber bounds the bytes a sample id or time delta takes in a
+// profile's arrays with its comma, for readTailArrays' guess of the other
+// array's size (V8 writes ids and µs deltas of up to 7 digits).
+const maxTailNumber = 8
+
+// startNow starts reading on goroutines of their own the arrays left to be
+// read later, when the node table is not read in halves after all.
+func (t *tailArrays) startNow() {
+	if t == nil {
+		return
+	}
+	for _, a := range []*tailArray{&t.samples, &t.deltas} {
+		if a.read != nil && a.claimed.CompareAndSwap(false, true) {
+			go a.read()
+		}
+	}
+}
+
+// errTailNotRead is the error of an array left to be read later that the
+// parse ended before.
+var errTailNotRead = errors.New("the array was not read")
+
+// run reads the array if it is left to be read later and no core has
+// taken it yet, and reports whether it did.
+func (a *tailArray) run() bool {
+	if a.read == nil || !a.claimed.CompareAndSwap(false, true) {
+		return false
+	}
+	a.read()
+	tailReadLater.Add(1)
+	return true
+}
+
+// runLater reads the arrays left to be read later that no core has taken
+// yet: what a core does once it has read its half of the node table and
+// the other's is still being read (take, splitNodes), where reading them
+// at the start had slowed the second half's reader, which shared its core
+// with them (docs/performance.md §5w).
+func (t *tailArrays) runLater() {
+	if t == nil {
+		return
+	}
+	t.deltas.run()
+	t.samples.run()
 }
 
 // goAhead runs read on a goroutine of its own and closes done when it
@@ -175,14 +260,20 @@ func (t *tailArrays) wait() {
 func (p *parser) goAhead(done chan struct{}, err *error, read func()) {
 	go func() {
 		defer close(done)
-		if p.release != nil {
-			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-			defer func() {
-				if r := recover(); r != nil {
-					*err = input.FaultError(r)
-				}
-			}()
-		}
-		read()
+		p.guarded(err, read)
 	}()
+}
+
+// guarded runs read; reading a mapped file, a fault (the file cut
+// meanwhile) is set in *err instead of crashing.
+func (p *parser) guarded(err *error, read func()) {
+	if p.release != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				*err = input.FaultError(r)
+			}
+		}()
+	}
+	read()
 }
