@@ -218,9 +218,10 @@ func (h *nodesHalf) take(p *parser) (ok bool) {
 // framesAhead finds the call frames of the nodes read so far, a stretch
 // at a time, until they are all found or done is closed: what the core
 // that read the first half of the node table does while the second is
-// still read (the halves end up to 20 ms apart, from run to run), which
-// appendThread would otherwise do on the other core after the join, as
-// it still does for the rest. n is the number of nodes to make room for.
+// still read (the halves end some milliseconds apart, either first, from
+// run to run), which appendThread would otherwise do on the other core
+// after the join, as it still does for the rest. n is the number of nodes
+// to make room for.
 func (p *parser) framesAhead(done <-chan struct{}, n int) {
 	const stretch = 2048
 	if p.frameOf == nil {

@@ -208,9 +208,11 @@ func (t *tailArrays) wait() {
 	}
 }
 
-// maxTailNumber bounds the bytes a sample id or time delta takes in a
-// profile's arrays with its comma, for readTailArrays' guess of the other
-// array's size (V8 writes ids and µs deltas of up to 7 digits).
+// maxTailNumber is the bytes a sample id or time delta is taken to hold
+// at most with its comma, for readTailArrays' guess of the other array's
+// size: 7 digits, ids below ten million and deltas below ten seconds. A
+// guess too low only leaves the arrays to startNow, which starts them
+// once the node table is found too small to split, right after.
 const maxTailNumber = 8
 
 // startNow starts reading on goroutines of their own the arrays left to be
