@@ -191,32 +191,20 @@ func (p *parser) joinChunks() {
 		// sample twice over (here and in the profile).
 		cols := p.cols != nil || slices.ContainsFunc(c.lines, func(l chunkLines) bool { return l.cols != nil })
 		before := len(p.lines)
-		p.lines = growLines(p.lines, c.nLines)
+		p.lines = growColumn(p.lines, 0, c.nLines) // not nil, even for no lines
 		for _, l := range c.lines {
 			p.lines = l.appendLines(p.lines)
 		}
 		if cols {
-			if p.cols == nil {
-				// The first columns after lines joined before (Truncate,
-				// ReadProfile): zeros for those.
-				p.cols = make([]int32, before, before+c.nLines)
-			} else {
-				p.cols = growLines(p.cols, c.nLines)
-			}
+			// The first columns after lines joined before (Truncate,
+			// ReadProfile): zeros for those.
+			p.cols = growColumn(p.cols, before, c.nLines)
 			for _, l := range c.lines {
 				p.cols = appendN(p.cols, l.cols, l.n)
 			}
 		}
 	}
 	*c = chunkArrays{}
-}
-
-// growLines returns dst with room for n more, not nil.
-func growLines(dst []int32, n int) []int32 {
-	if dst = jsonscan.Grow(dst, n); dst == nil { // zero values to join
-		dst = []int32{}
-	}
-	return dst
 }
 
 // AddLines appends per-sample lines and columns (nil: zeros for n samples),
