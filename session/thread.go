@@ -659,7 +659,31 @@ func (t *Thread) CategoryTimes(ctx context.Context) ([]profile.Time, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The thread's tree, when it was made from the samples, holds their
+	// sums per node already.
+	if r := t.builtTree(wholeKey); r != nil && r.from == from && r.to == to {
+		if nodes, root, ok := r.tree.SampleTimes(); ok {
+			if out, ok := category.TimesOfNodes(t.s.Profile, tl, nodes, root); ok {
+				return out, nil
+			}
+		}
+	}
 	return category.TimesIn(t.s.Profile, tl, from, to), nil
+}
+
+// builtTree returns the tree of key if it has been built, or nil.
+func (t *Thread) builtTree(key string) *treeResult {
+	t.mu.Lock()
+	l := t.trees[key]
+	t.mu.Unlock()
+	if l == nil {
+		return nil
+	}
+	r, ok := l.peek()
+	if !ok {
+		return nil
+	}
+	return r
 }
 
 // SampleIntervals returns the mean and median interval between the

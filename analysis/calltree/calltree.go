@@ -58,6 +58,12 @@ type Tree struct {
 	// Read through paths: a tree made from the samples derives it.
 	pathSelf    pathCosts
 	samplePaths *samplePaths
+	// fromSums tells that NodeSelf holds each model node's samples' time,
+	// each sample lasting until the next one or the timeline's End,
+	// clipped to the tree's window, with rootSelf the root's, which
+	// NodeSelf leaves out (SampleTimes).
+	fromSums bool
+	rootSelf profile.Time
 	// A tree made by a transform takes its per-line costs from the tree it
 	// mapped (lineSrc), through lineMap (lineSrc node → node; −1: not shown).
 	lineSrc *Tree

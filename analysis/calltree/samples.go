@@ -212,6 +212,7 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	} else {
 		kids = make([]int32, len(items)+1)
 	}
+	rootSelf := self[0]
 	self[0] = 0 // a sample at the root opens no call
 	// Which model nodes are their function's outermost on their path, found
 	// on the idle core while this one makes the top-down nodes below; for a
@@ -228,6 +229,9 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	t := newTreeWith(p, tl.Thread, self, pathCosts{}, large)
 	t.samplePaths = &samplePaths{gc: gc}
 	t.scanKids = true
+	// The last sample lasted until the walk's end, which the timeline's
+	// End is unless DevTools' float ms rounded it.
+	t.fromSums, t.rootSelf = end == tl.End && end >= times.At(n-1), rootSelf
 	if topDown == nil {
 		// Samples in two halves (far more of them than nodes): no core
 		// is idle to fault the nodes in, so they are made exactly, once
@@ -278,6 +282,19 @@ func fromSamples(tl *calls.Timeline, clip bool, from, to profile.Time) *Tree {
 	}
 	t.addFuncs(t.sampleOutermost(<-outerDone, gcs))
 	return t
+}
+
+// SampleTimes returns the time of the samples at each model node of the
+// thread (indexed as NodeSelf) and at its root, each sample lasting until
+// the next one or the timeline's End and clipped to the tree's window: the
+// sums category.TimesIn makes per category, here a node's self time. ok is
+// false when the tree does not hold them (it was made by the walk, or the
+// last sample ended where the walk's float end rounded it).
+func (t *Tree) SampleTimes() (nodes []profile.Time, root profile.Time, ok bool) {
+	if !t.fromSums {
+		return nil, 0, false
+	}
+	return t.NodeSelf, t.rootSelf, true
 }
 
 // modelOutermostNodes is the size of thread from which fromSamples finds

@@ -256,6 +256,37 @@ func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
 	return TimesIn(p, tl, tl.Times.At(0), tl.End)
 }
 
+// TimesOfNodes is TimesIn from the time of the samples at each node of the
+// timeline's thread (nodes, as calltree.Tree.SampleTimes gives them, the
+// root's apart): a pass over the nodes instead of one over the samples
+// (3 M of them in a long recording, 9 ms on two cores), each frame
+// classified once (350 k nodes of 40 k frames: 3 ms as ForSamples does it,
+// node by node). ok is false for a thread whose samples take their
+// categories from its trace events (see ForSamples).
+func TimesOfNodes(p *profile.Profile, tl *calls.Timeline, nodes []profile.Time, root profile.Time) (out []profile.Time, ok bool) {
+	if p.Threads[tl.Thread].Events.Len() > 0 && p.Samples.Category != nil || len(nodes) != len(tl.Node) {
+		return nil, false
+	}
+	byFrame := make([]profile.Time, len(p.Frames))
+	for x, nd := range tl.Node {
+		d := nodes[x]
+		if x == 0 {
+			d = root
+		}
+		byFrame[p.Nodes[nd].Frame] += d
+	}
+	out = make([]profile.Time, len(p.Categories))
+	for f, d := range byFrame {
+		if d == 0 {
+			continue
+		}
+		if c, _ := Frame(p, &p.Frames[f]); int(c) < len(out) {
+			out[c] += d
+		}
+	}
+	return out, true
+}
+
 // TimesIn is Times with every sample clipped to [from, to].
 func TimesIn(p *profile.Profile, tl *calls.Timeline, from, to profile.Time) []profile.Time {
 	cats, _, perNode := ForSamples(p, tl)
