@@ -1,12 +1,16 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/analysis/calltree"
+	"github.com/jsprof/jsprof/analysis/category"
 	"github.com/jsprof/jsprof/analysis/devtoolsstats"
+	"github.com/jsprof/jsprof/analysis/view"
+	"github.com/jsprof/jsprof/format/v8"
 	"github.com/jsprof/jsprof/internal/proftest"
 	"github.com/jsprof/jsprof/session"
 )
@@ -72,4 +76,43 @@ func BenchmarkTreeFromEntries(b *testing.B) {
 			calltree.FromEntries(s.Profile, th.ID, es, from, to)
 		}
 	})
+}
+
+// BenchmarkCategoryTimes measures a .cpuprofile thread's category times
+// summed over its samples (category.TimesIn) and over the nodes of its
+// tree (Thread.CategoryTimes once the tree is built), on the generated
+// shapes.
+func BenchmarkCategoryTimes(b *testing.B) {
+	ctx := context.Background()
+	for _, shape := range []string{"typescript", "many-nodes", "samples-heavy"} {
+		p, err := v8.Parse(bytes.NewReader(proftest.ShapeBytes(b, shape)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := session.New(shape, p, session.Options{})
+		th := s.Threads()[0]
+		if _, err := th.Tree(ctx, view.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		tl, err := th.Timeline(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		from, to, err := th.Window(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("samples/"+shape, func(b *testing.B) {
+			for b.Loop() {
+				category.TimesIn(p, tl, from, to)
+			}
+		})
+		b.Run("tree/"+shape, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := th.CategoryTimes(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
