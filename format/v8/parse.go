@@ -294,6 +294,17 @@ func parseBytes(data []byte, limits Limits, release func(lo, hi int64) error, dr
 	if !s.AtEnd() {
 		return nil, p.failf(s.Offset(), "$", "unexpected data after the profile object")
 	}
+	if release != nil {
+		// Read whole: what the readers still hold of a mapped file goes
+		// back before the profile is built, at the reading's peak. That
+		// was the node table's last stretch, shorter than a release, and
+		// what the parser touched between and after the arrays read
+		// ahead, which the kernel maps a large folio at a time on a file
+		// just written: 1.2–2.2 MB of samples-heavy's 20.6 at its peak
+		// (docs/performance.md §5x). The errors build may report read
+		// the pages they need again.
+		_ = release(0, int64(len(data)))
+	}
 	return p.build()
 }
 
@@ -325,8 +336,8 @@ func (p *parser) parseTop() error {
 				p.legacy = true
 				p.tail.startNow() // not read in halves
 				err = p.parseHeadNode(0, &headPath{})
-			} else {
-				err = p.parseNodes()
+			} else if err = p.parseNodes(); err == nil {
+				s.ReleaseRest() // the table's last stretch, shorter than a release
 			}
 		case "startTime":
 			p.startOff = off

@@ -170,3 +170,54 @@ func TestTailArraysGivenBack(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasedBeforeBuild reads a samples-heavy profile mapped, with a
+// release that records what it is given: the whole input is given back
+// last, before the profile is built (what the readers still held of it
+// was at the reading's peak), and each array read ahead is given back
+// again once taken, with the stretch before it that the parser read to
+// reach it (its member's name, whose page the kernel maps a large folio
+// at a time on a file just written); and the profile is the one read
+// without releasing anything.
+func TestReleasedBeforeBuild(t *testing.T) {
+	defer func(n int) { parallelTailBytes = n }(parallelTailBytes)
+	parallelTailBytes = 0
+	var buf bytes.Buffer
+	sh, _ := proftest.ShapeByName("samples-heavy")
+	if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.2, 5); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	want, err := ParseBytes(data, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var given [][2]int64 // in the order given
+	got, err := ParseMapped(data, Limits{}, func(lo, hi int64) error {
+		mu.Lock()
+		defer mu.Unlock()
+		given = append(given, [2]int64{lo, hi})
+		return nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the profile read with its pages given back differs")
+	}
+	if len(given) == 0 || given[len(given)-1] != [2]int64{0, int64(len(data))} {
+		t.Fatalf("given back last %v, want the whole input [0, %d)", given[max(0, len(given)-1):], len(data))
+	}
+	for _, key := range []string{`"samples":[`, `"timeDeltas":[`} {
+		open := int64(bytes.Index(data, []byte(key)) + len(key) - 1)
+		end := int64(bytes.IndexByte(data[open:], ']')) + open + 1
+		found := false
+		for _, g := range given[:len(given)-1] {
+			found = found || g[0] <= max(0, open-tailFolio) && g[1] >= end
+		}
+		if !found {
+			t.Errorf("%s [%d, %d): no stretch given back from %d to its end once taken (given %d stretches)", key, open, end, max(0, open-tailFolio), len(given))
+		}
+	}
+}

@@ -82,6 +82,17 @@ func (s *Scanner) releaseStep() int {
 // SetReleaseFrom sets where the next stretch given to Release starts.
 func (s *Scanner) SetReleaseFrom(off int64) { s.relAt = int(off) }
 
+// ReleaseRest gives Release what the scanner has passed since the last
+// stretch it gave, shorter than a step: a reader done with its part of
+// the input (an array read ahead) would otherwise hold it until the whole
+// input is let go.
+func (s *Scanner) ReleaseRest() {
+	if s.Release != nil && s.pos > s.relAt {
+		_ = s.Release(int64(s.relAt), int64(s.pos))
+		s.relAt = s.pos
+	}
+}
+
 // SetCount tells the scanner that the array whose '[' is at offset open
 // has n elements, as CountElems would count them (ArrayOpenBack counted
 // them ahead): CountElems then returns n without scanning the array again.

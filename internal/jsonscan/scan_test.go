@@ -1021,3 +1021,32 @@ func TestGrowRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseRest checks that ReleaseRest gives what the scanner passed
+// since the last stretch Release was given, once, and nothing without a
+// Release or with nothing passed.
+func TestReleaseRest(t *testing.T) {
+	data := []byte(`[1,2,3,4,5,6,7,8,9,10] `)
+	var given [][2]int64
+	s := jsonscan.New(data)
+	s.ReleaseRest() // no Release: nothing
+	s.Release = func(lo, hi int64) error { given = append(given, [2]int64{lo, hi}); return nil }
+	s.ReleaseStep = 6
+	if _, err := s.Ints(nil); err != nil {
+		t.Fatal(err)
+	}
+	end := s.Offset()
+	s.ReleaseRest()
+	s.ReleaseRest() // nothing passed since
+	if len(given) < 2 || given[len(given)-1][1] != end {
+		t.Fatalf("given %v, want stretches of about 6 bytes, the last ending at %d", given, end)
+	}
+	for i, g := range given {
+		if i > 0 && g[0] != given[i-1][1] || g[1] <= g[0] {
+			t.Errorf("given %v: not one stretch after another from 0", given)
+		}
+	}
+	if given[0][0] != 0 {
+		t.Errorf("given %v, want the first from 0", given)
+	}
+}
