@@ -35,9 +35,12 @@ import (
 // TestIntegrateSplit compares both ways on every trace of the corpus, at
 // many points of each.
 
-// splitIntegrateSamples is the number of samples from which a thread's
-// calls are integrated in two halves (a variable for tests).
-var splitIntegrateSamples = 1 << 16
+// splitIntegrateEntries is the number of samples and events from which a
+// thread's calls are integrated in two halves (a variable for tests). The
+// walk's cost is both: nytimes-bad-mobile-viewport's one thread, of 50 k
+// samples and 99 k events, was walked whole on one core
+// (BenchmarkIntegrate: 13.1 → 10.2 ms in halves; docs/performance.md §5x).
+var splitIntegrateEntries = 1 << 16
 
 // splitAt is a point of a thread's merged walk: the entry before which the
 // first half stops, sample j0 or event i0 (event), with i0 events and j0
@@ -51,7 +54,7 @@ type splitAt struct {
 // which the walk may start afresh (see above), or false.
 func (it *integrator) splitPoint() (splitAt, bool) {
 	n := it.sHi
-	if int(n) < splitIntegrateSamples || it.sLo != 0 {
+	if int(n)+len(it.events) < splitIntegrateEntries || it.sLo != 0 {
 		return splitAt{}, false
 	}
 	return it.splitPointNear(n / 2)

@@ -36,8 +36,8 @@ func TestIntegrateSplit(t *testing.T) {
 	} else {
 		t.Log("../shared/corpus is absent: the repository's profiles only")
 	}
-	defer func(v int) { splitIntegrateSamples = v }(splitIntegrateSamples)
-	splitIntegrateSamples = math.MaxInt // the whole walks
+	defer func(v int) { splitIntegrateEntries = v }(splitIntegrateEntries)
+	splitIntegrateEntries = math.MaxInt // the whole walks
 
 	var mu sync.Mutex
 	var bySample, byTask, fellBack int
@@ -164,9 +164,9 @@ func splitTrace(t *testing.T, nodes [][3]string, samples []int, tasks []int64) *
 // id, name and line: DevTools' sameNode keeps it), where the halves must
 // not be taken.
 func TestIntegrateSplitState(t *testing.T) {
-	defer func(v int) { splitIntegrateSamples = v }(splitIntegrateSamples)
+	defer func(v int) { splitIntegrateEntries = v }(splitIntegrateEntries)
 	whole := func(tl *Timeline) ([]Call, []Entry) {
-		splitIntegrateSamples = math.MaxInt
+		splitIntegrateEntries = math.MaxInt
 		return tl.IntegrateEntries(IntegrateOptions{})
 	}
 	t.Run("task ends calls", func(t *testing.T) {
@@ -221,7 +221,7 @@ func TestIntegrateSplitState(t *testing.T) {
 			t.Errorf("the halves were taken with a call on the JS stack (calls equal the whole walk's: %v)",
 				reflect.DeepEqual(cs, wantCalls) && reflect.DeepEqual(es, wantEntries))
 		}
-		splitIntegrateSamples = 0
+		splitIntegrateEntries = 0
 		if cs, es := tl.IntegrateEntries(IntegrateOptions{}); !reflect.DeepEqual(cs, wantCalls) || !reflect.DeepEqual(es, wantEntries) {
 			t.Error("Integrate with the halves refused: not the whole walk's calls")
 		}

@@ -50,7 +50,7 @@ func BenchmarkParse(b *testing.B) {
 		}
 		benchTrace(b, buf.Bytes())
 	})
-	for _, name := range []string{"shift-attribution", "web-dev-screenshot-source-ids", "cls-no-nav"} {
+	for _, name := range []string{"shift-attribution", "web-dev-screenshot-source-ids", "cls-no-nav", "nytimes-bad-mobile-viewport"} {
 		b.Run(name, func(b *testing.B) {
 			data, err := input.ReadFile(proftest.Corpus(b, "devtools/"+name+".json.gz"), nil, input.Options{})
 			if err != nil {
