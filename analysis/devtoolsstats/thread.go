@@ -1,6 +1,8 @@
 package devtoolsstats
 
 import (
+	"slices"
+
 	"github.com/jsprof/jsprof/analysis/calls"
 	"github.com/jsprof/jsprof/profile"
 )
@@ -28,14 +30,24 @@ func ThreadEvents(p *profile.Profile, t profile.ThreadID, cs []calls.Call) []Eve
 func eachThreadEvent(p *profile.Profile, t profile.ThreadID, cs []calls.Call, yield func(*Event)) {
 	r := p.Threads[t].Events
 	evs := p.Events[r.Start:r.End]
-	cats := map[profile.StringID]string{}
+	// The category of each event name, found once per name and kept in a
+	// byte per string of the profile (1 + its index in cats, which holds
+	// at most the 13 of Categories): a map lookup per event was an eighth
+	// of nytimes-bad-mobile-viewport's Summary (docs/performance.md §5x).
+	catOf := make([]uint8, len(p.Strings))
+	var cats []string
 	event := func(e *profile.Event) Event {
-		c, ok := cats[e.Name]
-		if !ok {
-			c = Category(p.Str(e.Name), p.Str(e.Cat), false)
-			cats[e.Name] = c
+		k := catOf[e.Name]
+		if k == 0 {
+			c := Category(p.Str(e.Name), p.Str(e.Cat), false)
+			k = uint8(slices.Index(cats, c) + 1)
+			if k == 0 {
+				cats = append(cats, c)
+				k = uint8(len(cats))
+			}
+			catOf[e.Name] = k
 		}
-		return Event{Start: e.Start, Dur: e.Dur, Category: c, TsUs: micros(e.Start), DurUs: micros(e.Dur)}
+		return Event{Start: e.Start, Dur: e.Dur, Category: cats[k-1], TsUs: micros(e.Start), DurUs: micros(e.Dur)}
 	}
 	cm := callMicros{trace: p.Format == "chrome-trace", samples: p.ThreadSamples(t).Time}
 	call := func(c *calls.Call) Event {
