@@ -124,11 +124,26 @@ func (m *callMicros) of(c *calls.Call) (ts, dur float64) {
 	// sample, at or before it, when it has one (a few steps for most
 	// calls, where a search of all the samples took 60 ms of the 623 k
 	// calls of the typescript shape as a trace; docs/performance.md §5s).
-	from := 0
-	if si := int(c.SampleIndex); si >= 0 && si < m.samples.Len() && m.samples.At(si) <= end {
-		from = si
+	// Most calls end at the sample after their own (a leaf's): that one
+	// is looked at first, and a later one only when it is earlier than
+	// the end (the times are sorted).
+	from, n := 0, m.samples.Len()
+	if si := int(c.SampleIndex); si >= 0 && si < n {
+		if t := m.samples.At(si); t == end {
+			return ts, max(devtoolsMillis(end)*1000-ts, 0)
+		} else if t < end {
+			from = si + 1
+			if from < n {
+				if t := m.samples.At(from); t > end {
+					return ts, max(x-ts, 0)
+				} else if t == end {
+					return ts, max(devtoolsMillis(end)*1000-ts, 0)
+				}
+				from++
+			}
+		}
 	}
-	if i := m.samples.SearchFrom(end, from); i < m.samples.Len() && m.samples.At(i) == end {
+	if i := m.samples.SearchFrom(end, from); i < n && m.samples.At(i) == end {
 		x = devtoolsMillis(end) * 1000
 	}
 	return ts, max(x-ts, 0)
