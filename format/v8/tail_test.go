@@ -10,6 +10,7 @@ import (
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
 )
 
 // TestTailArraysSameResult parses every .cpuprofile of testdata and the
@@ -121,16 +122,7 @@ func TestTailArraysSameResult(t *testing.T) {
 func TestTailArraysGivenBack(t *testing.T) {
 	defer func(n int) { parallelTailBytes = n }(parallelTailBytes)
 	parallelTailBytes = 0
-	var buf bytes.Buffer
-	sh, _ := proftest.ShapeByName("samples-heavy")
-	if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.5, 3); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
-	want, err := ParseBytes(data, Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, want := samplesHeavy(t, 0.5, 3)
 	var mu sync.Mutex
 	var given [][2]int64 // in the order given
 	got, err := ParseMapped(data, Limits{}, nil, func(lo, hi int64) {
@@ -182,16 +174,7 @@ func TestTailArraysGivenBack(t *testing.T) {
 func TestReleasedBeforeBuild(t *testing.T) {
 	defer func(n int) { parallelTailBytes = n }(parallelTailBytes)
 	parallelTailBytes = 0
-	var buf bytes.Buffer
-	sh, _ := proftest.ShapeByName("samples-heavy")
-	if err := proftest.WriteShapedCPUProfile(&buf, sh, 0.2, 5); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
-	want, err := ParseBytes(data, Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, want := samplesHeavy(t, 0.2, 5)
 	var mu sync.Mutex
 	var given [][2]int64 // in the order given
 	got, err := ParseMapped(data, Limits{}, func(lo, hi int64) error {
@@ -220,4 +203,20 @@ func TestReleasedBeforeBuild(t *testing.T) {
 			t.Errorf("%s [%d, %d): no stretch given back from %d to its end once taken (given %d stretches)", key, open, end, max(0, open-tailFolio), len(given))
 		}
 	}
+}
+
+// samplesHeavy returns the samples-heavy shape at scale, written with
+// seed, and its profile read whole.
+func samplesHeavy(t *testing.T, scale float64, seed uint64) ([]byte, *profile.Profile) {
+	t.Helper()
+	var buf bytes.Buffer
+	sh, _ := proftest.ShapeByName("samples-heavy")
+	if err := proftest.WriteShapedCPUProfile(&buf, sh, scale, seed); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ParseBytes(buf.Bytes(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), want
 }
