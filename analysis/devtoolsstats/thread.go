@@ -120,33 +120,34 @@ func (m *callMicros) of(c *calls.Call) (ts, dur float64) {
 		ts = micros(c.Start)
 	}
 	x := micros(end)
-	// Whether the end is a sample time: searched from the call's own
-	// sample, at or before it, when it has one (a few steps for most
-	// calls, where a search of all the samples took 60 ms of the 623 k
-	// calls of the typescript shape as a trace; docs/performance.md §5s).
-	// Most calls end at the sample after their own (a leaf's): that one
-	// is looked at first, and a later one only when it is earlier than
-	// the end (the times are sorted).
-	from, n := 0, m.samples.Len()
-	if si := int(c.SampleIndex); si >= 0 && si < n {
-		if t := m.samples.At(si); t == end {
-			return ts, max(devtoolsMillis(end)*1000-ts, 0)
-		} else if t < end {
-			from = si + 1
-			if from < n {
-				if t := m.samples.At(from); t > end {
-					return ts, max(x-ts, 0)
-				} else if t == end {
-					return ts, max(devtoolsMillis(end)*1000-ts, 0)
-				}
-				from++
-			}
-		}
-	}
-	if i := m.samples.SearchFrom(end, from); i < n && m.samples.At(i) == end {
+	if m.isSampleTime(end, c.SampleIndex) {
 		x = devtoolsMillis(end) * 1000
 	}
 	return ts, max(x-ts, 0)
+}
+
+// isSampleTime reports whether t is the time of one of the thread's
+// samples, looked for from sample si when the call has one (−1 if not):
+// a search of all the samples took 60 ms of the 623 k calls of the
+// typescript shape as a trace (docs/performance.md §5s). Most calls end
+// at or before the sample after their own (a leaf's), which is looked at
+// before searching further (§5x): the times are sorted.
+func (m *callMicros) isSampleTime(t profile.Time, si int32) bool {
+	n, from := m.samples.Len(), 0
+	if k := int(si); k >= 0 && k < n {
+		if own := m.samples.At(k); own == t {
+			return true
+		} else if own < t {
+			if k+1 < n {
+				if next := m.samples.At(k + 1); next >= t {
+					return next == t
+				}
+			}
+			from = min(k+2, n)
+		}
+	}
+	i := m.samples.SearchFrom(t, from)
+	return i < n && m.samples.At(i) == t
 }
 
 // devtoolsMillis converts a sample time as DevTools does: µs (a JS number)
