@@ -10,10 +10,13 @@
 # the typescript shape is also written as a Chrome-shaped trace (convert
 # --format trace, then internal/proftest/rechunk) and timed as a trace.
 #
+# A file is taken for a .cpuprofile by its name (.cpuprofile or
+# .cpuprofile.gz), for a trace otherwise. Without ../shared, the shapes only
+# (testdata holds no input that large).
+#
 # Usage: bench/targets.sh      (RUNS, JSPROF as for compare.sh)
-# Exit status: 0 when every line meets its targets, 1 otherwise (a line that
-# misses is marked MISS), 2 on bad usage; 0 with a message when ../shared is
-# absent and no shapes could be made either.
+# Exit status: 0 when every line meets its targets, 1 when a line misses one
+# (marked MISS) or a run fails.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 cd "$root"
