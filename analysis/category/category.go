@@ -234,7 +234,7 @@ var splitSamples = 1 << 20
 // tl.Sample(i)).
 func ForSamples(p *profile.Profile, tl *calls.Timeline) (cats []profile.CategoryID, subs []uint8, perNode bool) {
 	th := &p.Threads[tl.Thread]
-	if th.Events.Len() > 0 && p.Samples.Category != nil {
+	if perSample(p, tl) {
 		base := int(th.Samples.Start)
 		return p.Samples.Category[base : base+tl.Len()], p.Samples.Subcategory[base : base+tl.Len()], false
 	}
@@ -243,6 +243,12 @@ func ForSamples(p *profile.Profile, tl *calls.Timeline) (cats []profile.Category
 		cats[x], subs[x] = Frame(p, p.NodeFrame(nd))
 	}
 	return cats, subs, true
+}
+
+// perSample reports whether the samples of tl's thread have categories of
+// their own (Assign: a thread with trace events), not their nodes'.
+func perSample(p *profile.Profile, tl *calls.Timeline) bool {
+	return p.Threads[tl.Thread].Events.Len() > 0 && p.Samples.Category != nil
 }
 
 // Times returns, for each category, the time the thread's samples spent in
@@ -264,7 +270,7 @@ func Times(p *profile.Profile, tl *calls.Timeline) []profile.Time {
 // node by node). ok is false for a thread whose samples take their
 // categories from its trace events (see ForSamples).
 func TimesOfNodes(p *profile.Profile, tl *calls.Timeline, nodes []profile.Time, root profile.Time) (out []profile.Time, ok bool) {
-	if p.Threads[tl.Thread].Events.Len() > 0 && p.Samples.Category != nil || len(nodes) != len(tl.Node) {
+	if perSample(p, tl) || len(nodes) != len(tl.Node) {
 		return nil, false
 	}
 	byFrame := make([]profile.Time, len(p.Frames))

@@ -214,7 +214,7 @@ func (t *tailArrays) wait() {
 		return
 	}
 	for _, a := range []*tailArray{&t.samples, &t.deltas} {
-		if a.read != nil && a.claimed.CompareAndSwap(false, true) {
+		if a.claim() {
 			a.err = errTailNotRead // never read: the parse ended before
 			close(a.done)
 		}
@@ -238,10 +238,16 @@ func (t *tailArrays) startNow() {
 		return
 	}
 	for _, a := range []*tailArray{&t.samples, &t.deltas} {
-		if a.read != nil && a.claimed.CompareAndSwap(false, true) {
+		if a.claim() {
 			go a.read()
 		}
 	}
+}
+
+// claim reports whether the array is left to be read later and the
+// caller is the first to take it (to read it, or to close it unread).
+func (a *tailArray) claim() bool {
+	return a.read != nil && a.claimed.CompareAndSwap(false, true)
 }
 
 // errTailNotRead is the error of an array left to be read later that the
@@ -251,7 +257,7 @@ var errTailNotRead = errors.New("the array was not read")
 // run reads the array if it is left to be read later and no core has
 // taken it yet, and reports whether it did.
 func (a *tailArray) run() bool {
-	if a.read == nil || !a.claimed.CompareAndSwap(false, true) {
+	if !a.claim() {
 		return false
 	}
 	a.read()
