@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/jsprof/jsprof/internal/jsonscan"
 	"github.com/jsprof/jsprof/profile"
@@ -100,6 +101,43 @@ func (r *reader) finish() (*profile.Profile, error) {
 			ps.Column = jsonscan.Grow(ps.Column, samples)
 		}
 	}
+	// 3 (beside 2). The events of the sampled threads are kept and sorted
+	// on another core while the profiles are appended on this one: the
+	// two touch different tables, and the events need only each thread's
+	// model thread, which is the order of the choices. Not beside when the
+	// events are read again from the input (deferred), a thread without a
+	// profile may be kept (Options.Unsampled), or the trace's own samples
+	// add threads: those read the builder's strings, which the appends
+	// grow. On nytimes-bad-mobile-viewport (one profile, 99 k events) the
+	// events were 4.1 of finish's 6.1 ms (docs/performance.md §5y). Nor
+	// for a few events: two cores allocating at once took more memory
+	// (react-console-timestamp, 16 k events kept: +1.8% peak RSS), for a
+	// time too small to see.
+	beside := r.deferred == nil && r.unsampled == nil && r.topSamples.data == nil
+	var evThread []int32 // reader thread → model thread, or −1
+	if beside {
+		model := make(map[threadKey]int32, len(choices))
+		for i, c := range choices {
+			model[threadKey{c.g.pid, c.tid}] = int32(len(prof.Threads) + i)
+		}
+		evThread = make([]int32, len(r.threads))
+		events := 0
+		for i, t := range r.threads {
+			evThread[i] = -1
+			if id, ok := model[t.key]; ok {
+				evThread[i] = id
+				events += t.kept
+			}
+		}
+		beside = events >= besideEvents
+	}
+	var kept keptEvents
+	var keeping sync.WaitGroup
+	defer keeping.Wait() // the early returns below
+	if beside {
+		threads := len(prof.Threads) + len(choices)
+		keeping.Go(func() { kept, _ = r.keepEvents(evThread, threads) })
+	}
 	for _, c := range choices {
 		g, tid, chosen := c.g, c.tid, c.chosen
 		key := threadKey{g.pid, tid}
@@ -135,14 +173,58 @@ func (r *reader) finish() (*profile.Profile, error) {
 	prof.Diagnostics.Add("profile-empty", int64(empty), "%d profiles have no nodes and were dropped", empty)
 
 	// 3. Events of the sampled threads, sorted as DevTools sorts entries.
-	evThread := make([]int32, len(r.threads)) // reader thread → model thread, or −1
-	for i, t := range r.threads {
-		evThread[i] = -1
-		if id, ok := threadOfKey[t.key]; ok {
-			evThread[i] = int32(id)
+	if beside {
+		keeping.Wait()
+	} else {
+		evThread := make([]int32, len(r.threads))
+		for i, t := range r.threads {
+			evThread[i] = -1
+			if id, ok := threadOfKey[t.key]; ok {
+				evThread[i] = int32(id)
+			}
+		}
+		var err error
+		if kept, err = r.keepEvents(evThread, len(prof.Threads)); err != nil {
+			return nil, err
 		}
 	}
-	counts := make([]int, len(prof.Threads)+1)
+	prof.Events, prof.EventArgs = kept.events, kept.args
+	for t, rg := range kept.ranges {
+		prof.Threads[t].Events = rg
+	}
+	switch dropped := kept.dropped; {
+	case dropped > 0 && r.unsampled != nil:
+		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile: they are not analysed, only drawn on those threads' tracks", dropped)
+	case dropped > 0:
+		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile and were not kept", dropped)
+	}
+	unclosed := 0
+	for _, o := range r.open {
+		if o.event >= 0 || o.deferred {
+			unclosed++
+		}
+	}
+	prof.Diagnostics.Add("unmatched-begin", int64(unclosed), "%d B events have no E event; they are kept with no duration (as in DevTools)", unclosed)
+	if err := prof.Validate(); err != nil {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	return prof, nil
+}
+
+// keptEvents is what keepEvents makes of a trace's events.
+type keptEvents struct {
+	events  []profile.Event
+	args    [][]byte        // Profile.EventArgs: nil, or one per event
+	ranges  []profile.Range // each model thread's events
+	dropped int             // events of threads without a profile
+}
+
+// keepEvents keeps the events of the model threads (evThread: reader
+// thread → model thread, or −1), each thread's sorted as DevTools sorts
+// entries, and lets go of the event store. With Options.Unsampled it also
+// makes the threads without a profile (r.unsampled).
+func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
+	counts := make([]int, threads+1)
 	dropped := 0
 	var other [][]int32 // reader thread → indexes of its events (Options.Unsampled)
 	if r.unsampled != nil {
@@ -190,7 +272,7 @@ func (r *reader) finish() (*profile.Profile, error) {
 			}
 			e, id, args, err := r.readAgain(off, int32(rt))
 			if err != nil {
-				return nil, err
+				return keptEvents{}, err
 			}
 			if id != 0 {
 				keptTraceID[fill[t]] = id
@@ -224,41 +306,49 @@ func (r *reader) finish() (*profile.Profile, error) {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	prof.Events = make([]profile.Event, len(kept))
-	for t := range prof.Threads {
+	out := keptEvents{events: make([]profile.Event, len(kept)), ranges: make([]profile.Range, threads), dropped: dropped}
+	if len(keptArgs) > 0 {
+		out.args = make([][]byte, len(kept))
+	}
+	for t := range threads {
 		idx := order[counts[t]:counts[t+1]]
 		slices.SortStableFunc(idx, func(a, b int32) int { return compareEvents(kept[a], kept[b]) })
-		for i, k := range idx {
-			e := &kept[k]
-			if a, ok := keptArgs[int(k)]; ok {
-				if prof.EventArgs == nil {
-					prof.EventArgs = make([][]byte, len(kept))
+		out.ranges[t] = profile.Range{Start: int32(counts[t]), End: int32(counts[t+1])}
+	}
+	// The events made in order, [lo, hi) of them.
+	makeRange := func(lo, hi int) {
+		for t := range threads {
+			for p := max(lo, counts[t]); p < min(hi, counts[t+1]); p++ {
+				k := int(order[p])
+				e := &kept[k]
+				if out.args != nil {
+					out.args[p] = keptArgs[k]
 				}
-				prof.EventArgs[counts[t]+i] = a
+				out.events[p] = profile.Event{Thread: profile.ThreadID(t), Name: e.name, Cat: e.cat, Phase: e.ph,
+					Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: keptTraceID[k]}
 			}
-			prof.Events[counts[t]+i] = profile.Event{Thread: profile.ThreadID(t), Name: e.name, Cat: e.cat, Phase: e.ph,
-				Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: keptTraceID[int(k)]}
-		}
-		prof.Threads[t].Events = profile.Range{Start: int32(counts[t]), End: int32(counts[t+1])}
-	}
-	switch {
-	case dropped > 0 && r.unsampled != nil:
-		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile: they are not analysed, only drawn on those threads' tracks", dropped)
-	case dropped > 0:
-		prof.Diagnostics.Add("events-other-threads", int64(dropped), "%d duration and instant events belong to threads without a CPU profile and were not kept", dropped)
-	}
-	unclosed := 0
-	for _, o := range r.open {
-		if o.event >= 0 || o.deferred {
-			unclosed++
 		}
 	}
-	prof.Diagnostics.Add("unmatched-begin", int64(unclosed), "%d B events have no E event; they are kept with no duration (as in DevTools)", unclosed)
-	if err := prof.Validate(); err != nil {
-		return nil, fmt.Errorf("internal error: %w", err)
+	// Many in two halves at once (4.8 MB of fresh memory for the 99 k
+	// events of nytimes-bad-mobile-viewport: its finish −10%).
+	if n := len(kept); n >= splitMakeEvents {
+		var half sync.WaitGroup
+		half.Go(func() { makeRange(n/2, n) })
+		makeRange(0, n/2)
+		half.Wait()
+	} else {
+		makeRange(0, n)
 	}
-	return prof, nil
+	return out, nil
 }
+
+// besideEvents is the number of events kept from which finish keeps them
+// beside the profiles' appends (a variable for tests).
+var besideEvents = 32 << 10
+
+// splitMakeEvents is the number of kept events from which keepEvents makes
+// them in two halves at once (a variable for tests).
+var splitMakeEvents = 32 << 10
 
 // eventThreads returns the threads without a profile that have events, in
 // order of first appearance, each with its events (indexes into r.events,

@@ -201,6 +201,7 @@ type threadState struct {
 	name    string
 	hasName bool
 	sampled bool // a Profile or CpuProfile event names it (deferEvents)
+	kept    int  // its events in the store
 }
 
 // rawEvent is a kept X, I or (paired) B event, in file order: 32 bytes,
@@ -1224,6 +1225,7 @@ func (r *reader) keep(e rawEvent, traceID int64) {
 		r.traceIDs[int(r.events.len())] = traceID
 	}
 	r.events.add(e)
+	r.threads[e.thread].kept++
 }
 
 // eventStore holds events in fixed-size blocks: a trace can have tens of

@@ -1,0 +1,111 @@
+package chrometrace
+
+import (
+	"bytes"
+	"math"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jsprof/jsprof/internal/input"
+	"github.com/jsprof/jsprof/internal/proftest"
+)
+
+// TestFinishBesideSameResult checks that keeping the events beside the
+// profiles' appends, and making them in two halves, gives the profile (or
+// the error) that keeping them after the appends gives: on the traces of
+// testdata, a generated one, its events' args kept, a second profile, and
+// a profile that fails to append.
+func TestFinishBesideSameResult(t *testing.T) {
+	defer func(b, s int) { besideEvents, splitMakeEvents = b, s }(besideEvents, splitMakeEvents)
+	type doc struct {
+		name string
+		data []byte
+		opts Options
+	}
+	var docs []doc
+	if !testing.Short() { // CI's -race run: the generated trace and its variants only
+		for _, p := range proftest.Files(t, ".json", filepath.Join("format", "chrometrace", "testdata")) {
+			data, err := input.ReadFile(p, nil, input.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trace, _ := Sniff(data[:min(len(data), 256<<10)]); trace {
+				docs = append(docs, doc{name: strings.TrimPrefix(p, proftest.RepoRoot()), data: data})
+			}
+		}
+	}
+	var gen bytes.Buffer
+	if _, _, err := proftest.WriteLargeTrace(&gen, 5, 300_000); err != nil {
+		t.Fatal(err)
+	}
+	base := gen.Bytes()
+	// Its events again as a second renderer's, with a profile of its own.
+	body := bytes.TrimSpace(base[bytes.IndexByte(base, '[')+1 : bytes.LastIndexByte(base, ']')])
+	other := body
+	for _, r := range [][2]string{{`"pid":4242`, `"pid":4343`}, {`"id":"0x1"`, `"id":"0x2"`}, {`"name":"Layout"`, `"name":"Layout2"`}} {
+		other = bytes.ReplaceAll(other, []byte(r[0]), []byte(r[1]))
+	}
+	secondProfile := slices.Concat([]byte(`{"traceEvents":[`), body, []byte(","), other, []byte("]}"))
+	hugeDeltas := replaceLast(base, `"timeDeltas":[`, `"timeDeltas":[4000000000000000,4000000000000000,`)
+	docs = append(docs,
+		doc{name: "generated", data: base},
+		doc{name: "generated, args kept", data: base, opts: Options{KeepArgs: true}},
+		doc{name: "a second profile", data: secondProfile},
+		doc{name: "a profile that fails to append", data: hugeDeltas},
+	)
+	beside := 0
+	for _, d := range docs {
+		besideEvents, splitMakeEvents = math.MaxInt, math.MaxInt
+		want, werr := ParseBytes(d.data, d.opts)
+		besideEvents, splitMakeEvents = 1, 2
+		got, gerr := ParseBytes(d.data, d.opts)
+		switch {
+		case (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error():
+			t.Errorf("%s: error %s beside, %s after", d.name, errString(gerr), errString(werr))
+		case !reflect.DeepEqual(got, want):
+			t.Errorf("%s: the profile with its events kept beside the appends differs", d.name)
+		}
+		if werr == nil && len(want.Events) > 1 {
+			beside++
+		}
+		switch {
+		case d.name == "a second profile" && (werr != nil || len(want.Threads) != 2):
+			t.Errorf("%s: %v, want 2 threads", d.name, werr)
+		case d.name == "a profile that fails to append" && werr == nil:
+			t.Errorf("%s: no error", d.name)
+		}
+	}
+	if beside < 3 {
+		t.Errorf("%d inputs with events compared, want the generated ones at least", beside)
+	}
+}
+
+// BenchmarkFinish times what the reader does once the events array is
+// read (finish: the profiles appended, the events kept and sorted) on the
+// large DevTools traces of the corpus; the reading itself is not timed.
+func BenchmarkFinish(b *testing.B) {
+	for _, name := range proftest.LargeTraces {
+		b.Run(name, func(b *testing.B) {
+			data, err := input.ReadFile(proftest.Corpus(b, "devtools/"+name+".json.gz"), nil, input.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				b.StopTimer()
+				rd := newReader(Options{})
+				rd.buf, rd.end, rd.eof, rd.whole = data, len(data), true, true
+				if err := rd.run(); err != nil {
+					b.Fatal(err)
+				}
+				rd.stopSplit()
+				b.StartTimer()
+				if _, err := rd.finish(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
