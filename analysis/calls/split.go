@@ -2,7 +2,6 @@ package calls
 
 import (
 	"math"
-	"sort"
 	"sync"
 )
 
@@ -71,19 +70,27 @@ func (it *integrator) splitPointNear(mid int32) (splitAt, bool) {
 	better := func(j int32) bool { return !found || max(j-mid, mid-j) < max(best.j0-mid, mid-best.j0) }
 	// A top-level RunTask: every event before it ended by its start, and
 	// none starts there; no sample at its start, some before and after.
+	// The events are in order of start, so the first sample at or after
+	// each is found onwards from the last one's (firstSampleFrom): a
+	// binary search of all the samples for each top-level RunTask was 3 of
+	// the 5 ms the walk waited for on nytimes-bad-mobile-viewport
+	// (docs/performance.md §5y).
 	maxEnd := math.Inf(-1) // the latest end of the events before i
+	prev := math.Inf(-1)   // the start of event i−1
+	j := int32(0)          // the first sample at or after the last RunTask looked at
 	for i := range ne {
 		ts := it.evStart(i)
-		if i > 0 && ts < it.evStart(i-1) {
+		if ts < prev {
 			return splitAt{}, false // events out of order: the walk's own order is not by start
 		}
-		if it.evFlags[i]&flagRunTask != 0 && it.events[i].Phase != 'I' && maxEnd <= ts && (i == 0 || it.evStart(i-1) < ts) {
-			j := int32(sort.Search(int(n), func(k int) bool { return it.sampleTs(int32(k)) >= ts }))
+		if it.evFlags[i]&flagRunTask != 0 && it.events[i].Phase != 'I' && maxEnd <= ts && (i == 0 || prev < ts) {
+			j = it.firstSampleFrom(j, ts)
 			if j > 0 && j < n && it.sampleTs(j) > ts && better(j) {
 				best, found = splitAt{i0: i, j0: j, event: true}, true
 			}
 		}
 		maxEnd = max(maxEnd, ts+it.evDur(i))
+		prev = ts
 	}
 	// A sample after one whose stack holds no call ((program), (idle)),
 	// with every event before it ended by its time and none starting
@@ -110,6 +117,31 @@ func (it *integrator) splitPointNear(mid int32) (splitAt, bool) {
 		}
 	}
 	return best, found
+}
+
+// firstSampleFrom returns the first sample at or after ts (in ProfileCall
+// µs), or sHi, knowing that none before j is: by steps doubling from j,
+// then halving, in the time of a binary search over the distance moved.
+func (it *integrator) firstSampleFrom(j int32, ts float64) int32 {
+	n := it.sHi
+	if j >= n || it.sampleTs(j) >= ts {
+		return j
+	}
+	// sampleTs(lo) < ts; the answer is in (lo, hi].
+	lo, hi, step := j, j+1, int32(1)
+	for hi < n && it.sampleTs(hi) < ts {
+		lo, step = hi, 2*step
+		hi = min(lo+step, n)
+	}
+	for hi-lo > 1 {
+		m := lo + (hi-lo)/2
+		if it.sampleTs(m) < ts {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	return hi
 }
 
 // fork returns an integrator of the same thread, with the same tables and
