@@ -65,6 +65,13 @@ func (it *integrator) splitPoint() (splitAt, bool) {
 // samples once, and allocates nothing: a thread of a 2 GB trace holds
 // millions of events.
 func (it *integrator) splitPointNear(mid int32) (splitAt, bool) {
+	return it.splitPointNearBy(mid, it.firstSampleFrom)
+}
+
+// splitPointNearBy is splitPointNear with first(j, ts) the first sample at
+// or after ts, knowing that none before j is (a binary search of all the
+// samples in a test).
+func (it *integrator) splitPointNearBy(mid int32, first func(j int32, ts float64) int32) (splitAt, bool) {
 	n, ne := it.sHi, int32(len(it.events))
 	best, found := splitAt{}, false
 	better := func(j int32) bool { return !found || max(j-mid, mid-j) < max(best.j0-mid, mid-best.j0) }
@@ -84,7 +91,7 @@ func (it *integrator) splitPointNear(mid int32) (splitAt, bool) {
 			return splitAt{}, false // events out of order: the walk's own order is not by start
 		}
 		if it.evFlags[i]&flagRunTask != 0 && it.events[i].Phase != 'I' && maxEnd <= ts && (i == 0 || prev < ts) {
-			j = it.firstSampleFrom(j, ts)
+			j = first(j, ts)
 			if j > 0 && j < n && it.sampleTs(j) > ts && better(j) {
 				best, found = splitAt{i0: i, j0: j, event: true}, true
 			}

@@ -236,43 +236,7 @@ func TestIntegrateSplitState(t *testing.T) {
 // each RunTask's first sample found by a binary search of all the samples:
 // the point must be the same.
 func splitPointNearSearch(it *integrator, mid int32) (splitAt, bool) {
-	n, ne := it.sHi, int32(len(it.events))
-	best, found := splitAt{}, false
-	better := func(j int32) bool { return !found || max(j-mid, mid-j) < max(best.j0-mid, mid-best.j0) }
-	maxEnd := math.Inf(-1)
-	for i := range ne {
-		ts := it.evStart(i)
-		if i > 0 && ts < it.evStart(i-1) {
-			return splitAt{}, false
-		}
-		if it.evFlags[i]&flagRunTask != 0 && it.events[i].Phase != 'I' && maxEnd <= ts && (i == 0 || it.evStart(i-1) < ts) {
-			j := int32(sort.Search(int(n), func(k int) bool { return it.sampleTs(int32(k)) >= ts }))
-			if j > 0 && j < n && it.sampleTs(j) > ts && better(j) {
-				best, found = splitAt{i0: i, j0: j, event: true}, true
-			}
-		}
-		maxEnd = max(maxEnd, ts+it.evDur(i))
-	}
-	k, maxEnd := int32(0), math.Inf(-1)
-	for j := max(mid-n/4, 1); j < min(mid+n/4, n); j++ {
-		if found && j-mid >= max(best.j0-mid, mid-best.j0) {
-			break
-		}
-		x := it.tl.Sample(int(j - 1))
-		if !it.skip[x] || it.tl.sameID(x, it.tl.GC) || it.level[x] > 0 {
-			continue
-		}
-		ts := it.sampleTs(j)
-		if it.sampleTs(j-1) >= ts {
-			continue
-		}
-		for k < ne && it.evStart(k) < ts {
-			maxEnd = max(maxEnd, it.evStart(k)+it.evDur(k))
-			k++
-		}
-		if maxEnd <= ts && (k == ne || it.evStart(k) > ts) && better(j) {
-			best, found = splitAt{i0: k, j0: j}, true
-		}
-	}
-	return best, found
+	return it.splitPointNearBy(mid, func(_ int32, ts float64) int32 {
+		return int32(sort.Search(int(it.sHi), func(k int) bool { return it.sampleTs(int32(k)) >= ts }))
+	})
 }
