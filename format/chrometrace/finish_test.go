@@ -3,10 +3,8 @@ package chrometrace
 import (
 	"bytes"
 	"math"
-	"path/filepath"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/jsprof/jsprof/internal/input"
@@ -27,14 +25,8 @@ func TestFinishBesideSameResult(t *testing.T) {
 	}
 	var docs []doc
 	if !testing.Short() { // CI's -race run: the generated trace and its variants only
-		for _, p := range proftest.Files(t, ".json", filepath.Join("format", "chrometrace", "testdata")) {
-			data, err := input.ReadFile(p, nil, input.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if trace, _ := Sniff(data[:min(len(data), 256<<10)]); trace {
-				docs = append(docs, doc{name: strings.TrimPrefix(p, proftest.RepoRoot()), data: data})
-			}
+		for name, data := range testdataTraces(t) {
+			docs = append(docs, doc{name: name, data: data})
 		}
 	}
 	var gen bytes.Buffer

@@ -3,6 +3,7 @@ package chrometrace
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -58,6 +59,24 @@ func errString(err error) string {
 	return err.Error()
 }
 
+// testdataTraces yields the name and contents of every trace of this
+// package's testdata, in order.
+func testdataTraces(t *testing.T) iter.Seq2[string, []byte] {
+	root := proftest.RepoRoot()
+	paths := proftest.Files(t, ".json", filepath.Join("format", "chrometrace", "testdata"))
+	return func(yield func(string, []byte) bool) {
+		for _, p := range paths {
+			data, err := input.ReadFile(p, nil, input.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if trace, _ := Sniff(data[:min(len(data), 256<<10)]); trace && !yield(strings.TrimPrefix(p, root), data) {
+				return
+			}
+		}
+	}
+}
+
 // TestSplitEventsSameResult reads every trace of testdata and the corpus, a
 // generated one (its events' cat before their name, and the other way)
 // and broken variants (a bad event, a trailing comma, a cut, a duplicate
@@ -77,18 +96,9 @@ func TestSplitEventsSameResult(t *testing.T) {
 		whole bool // a variant that must be read in parts
 	}
 	var docs []doc
-	root := proftest.RepoRoot()
-	var paths []string
 	if !testing.Short() { // CI's -race run: the generated trace and its variants only
-		paths = proftest.Files(t, ".json", filepath.Join("format", "chrometrace", "testdata"))
-	}
-	for _, p := range paths {
-		data, err := input.ReadFile(p, nil, input.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if trace, _ := Sniff(data[:min(len(data), 256<<10)]); trace {
-			docs = append(docs, doc{name: strings.TrimPrefix(p, root), data: data})
+		for name, data := range testdataTraces(t) {
+			docs = append(docs, doc{name: name, data: data})
 		}
 	}
 	var gen bytes.Buffer
