@@ -2,6 +2,7 @@ package chrometrace
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/jsprof/jsprof/internal/input"
 	"github.com/jsprof/jsprof/internal/proftest"
+	"github.com/jsprof/jsprof/profile"
 )
 
 // TestFinishBesideSameResult checks that keeping the events beside the
@@ -17,7 +19,6 @@ import (
 // testdata, a generated one, its events' args kept, a second profile, and
 // a profile that fails to append.
 func TestFinishBesideSameResult(t *testing.T) {
-	defer func(b, s int) { besideEvents, splitMakeEvents = b, s }(besideEvents, splitMakeEvents)
 	type doc struct {
 		name string
 		data []byte
@@ -50,15 +51,9 @@ func TestFinishBesideSameResult(t *testing.T) {
 	)
 	beside := 0
 	for _, d := range docs {
-		besideEvents, splitMakeEvents = math.MaxInt, math.MaxInt
-		want, werr := ParseBytes(d.data, d.opts)
-		besideEvents, splitMakeEvents = 1, 2
-		got, gerr := ParseBytes(d.data, d.opts)
-		switch {
-		case (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error():
-			t.Errorf("%s: error %s beside, %s after", d.name, errString(gerr), errString(werr))
-		case !reflect.DeepEqual(got, want):
-			t.Errorf("%s: the profile with its events kept beside the appends differs", d.name)
+		diff, want, werr := sameBeside(d.data, d.opts)
+		if diff != "" {
+			t.Errorf("%s: %s", d.name, diff)
 		}
 		if werr == nil && len(want.Events) > 1 {
 			beside++
@@ -73,6 +68,25 @@ func TestFinishBesideSameResult(t *testing.T) {
 	if beside < 3 {
 		t.Errorf("%d inputs with events compared, want the generated ones at least", beside)
 	}
+}
+
+// sameBeside reads data with the events kept after the profiles' appends
+// and with them kept beside, made in halves, however few; it returns what
+// differs in the second read, if anything, and the first read's profile and
+// error.
+func sameBeside(data []byte, opts Options) (diff string, want *profile.Profile, werr error) {
+	defer func(b, s int) { besideEvents, splitMakeEvents = b, s }(besideEvents, splitMakeEvents)
+	besideEvents, splitMakeEvents = math.MaxInt, math.MaxInt
+	want, werr = ParseBytes(data, opts)
+	besideEvents, splitMakeEvents = 1, 2
+	got, gerr := ParseBytes(data, opts)
+	switch {
+	case (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error():
+		return fmt.Sprintf("error %s beside, %s after", errString(gerr), errString(werr)), want, werr
+	case !reflect.DeepEqual(got, want):
+		return "the profile with its events kept beside the appends differs", want, werr
+	}
+	return "", want, werr
 }
 
 // BenchmarkFinish times what the reader does once the events array is

@@ -195,7 +195,8 @@ func TestSplitEventsSameResult(t *testing.T) {
 }
 
 // FuzzSplitEvents checks that reading the events array in two halves gives
-// what streaming it gives, on any input.
+// what streaming it gives, on any input, and that keeping its events beside
+// the profiles' appends gives what keeping them after does.
 func FuzzSplitEvents(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join(proftest.RepoRoot(), "format", "chrometrace", "testdata", "inputs", "*.json"))
 	for _, p := range paths {
@@ -216,6 +217,9 @@ func FuzzSplitEvents(f *testing.F) {
 		splitEventsBytes, pairBytes, segmentBytes, deferEventsBytes = 0, max(64, len(data)/3), max(16, len(data)/10), 0
 		fuzzcheck.Parse(t, data, func(data []byte) (*profile.Profile, error) { return ParseBytes(data, Options{}) })
 		if diff := sameRead(data, Options{}); diff != "" {
+			t.Fatal(diff)
+		}
+		if diff, _, _ := sameBeside(data, Options{}); diff != "" {
 			t.Fatal(diff)
 		}
 	})
