@@ -114,19 +114,17 @@ func (r *reader) finish() (*profile.Profile, error) {
 	// (react-console-timestamp, 16 k events kept: +1.8% peak RSS), for a
 	// time too small to see.
 	beside := r.deferred == nil && r.unsampled == nil && r.topSamples.data == nil
-	var evThread []int32 // reader thread → model thread, or −1
+	var evThread []int32
 	if beside {
-		model := make(map[threadKey]int32, len(choices))
+		model := make(map[threadKey]profile.ThreadID, len(choices))
 		for i, c := range choices {
-			model[threadKey{c.g.pid, c.tid}] = int32(len(prof.Threads) + i)
+			model[threadKey{c.g.pid, c.tid}] = profile.ThreadID(len(prof.Threads) + i)
 		}
-		evThread = make([]int32, len(r.threads))
+		evThread = r.modelThreads(model)
 		events := 0
-		for i, t := range r.threads {
-			evThread[i] = -1
-			if id, ok := model[t.key]; ok {
-				evThread[i] = id
-				events += t.kept
+		for i, t := range evThread {
+			if t >= 0 {
+				events += r.threads[i].kept
 			}
 		}
 		beside = events >= besideEvents
@@ -176,15 +174,8 @@ func (r *reader) finish() (*profile.Profile, error) {
 	if beside {
 		keeping.Wait()
 	} else {
-		evThread := make([]int32, len(r.threads))
-		for i, t := range r.threads {
-			evThread[i] = -1
-			if id, ok := threadOfKey[t.key]; ok {
-				evThread[i] = int32(id)
-			}
-		}
 		var err error
-		if kept, err = r.keepEvents(evThread, len(prof.Threads)); err != nil {
+		if kept, err = r.keepEvents(r.modelThreads(threadOfKey), len(prof.Threads)); err != nil {
 			return nil, err
 		}
 	}
@@ -209,6 +200,19 @@ func (r *reader) finish() (*profile.Profile, error) {
 		return nil, fmt.Errorf("internal error: %w", err)
 	}
 	return prof, nil
+}
+
+// modelThreads maps each reader thread to its model thread by its key
+// (model), or to −1.
+func (r *reader) modelThreads(model map[threadKey]profile.ThreadID) []int32 {
+	out := make([]int32, len(r.threads))
+	for i, t := range r.threads {
+		out[i] = -1
+		if id, ok := model[t.key]; ok {
+			out[i] = int32(id)
+		}
+	}
+	return out
 }
 
 // keptEvents is what keepEvents makes of a trace's events.
