@@ -267,12 +267,14 @@ func load(e *env, name string, opts loadOptions) (*loaded, error) {
 			// made at once (the typescript shape as a trace: 48 and 42 ms;
 			// docs/performance.md §5s).
 			alongDone := make(chan error, 1)
-			beside := along != nil && len(ths) == 1 && st.IsTrace()
-			if beside {
+			lone := along != nil && len(ths) == 1
+			beside := lone && st.IsTrace()
+			switch {
+			case beside:
 				go func() { alongDone <- along(st) }()
-			} else if along != nil && len(ths) == 1 {
+			case lone:
 				alongDone <- along(st)
-			} else {
+			default:
 				alongDone <- nil
 			}
 			ta.tree, err = st.Tree(ctx, vo)
