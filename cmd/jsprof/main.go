@@ -35,7 +35,8 @@ func main() {
 	gctune.Floor(25, 12<<20)
 	// The packages' initialisers have paged in most of the binary (7 MB of
 	// it; a hello-world holds 1.5 MB): given back, only what this command
-	// runs is mapped again (internal/pages, docs/performance.md §5m).
+	// runs is mapped again (internal/pages, docs/performance.md §5m), a
+	// page at a time rather than the 64 KB around each (§5z).
 	pages.ReleaseExecutable()
 	// Ctrl-C cancels the context: reading and analyses stop, and Run exits
 	// with 130.

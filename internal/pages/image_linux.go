@@ -29,6 +29,8 @@ func releaseExecutable() {
 		// the page cache's: dropping them from this mapping loses nothing.
 		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, m.lo, m.hi-m.lo, syscall.MADV_DONTNEED)
 	}
+	// Mapped again a page at a time, not 64 KB (faultaround_linux.go).
+	noFaultAround(ms)
 }
 
 // imageMappings is readOnlyImage of this process's maps, found once: the

@@ -1,0 +1,5 @@
+//go:build linux
+
+package pages
+
+const sysUserfaultfd = 282
