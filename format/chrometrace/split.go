@@ -174,8 +174,11 @@ var eventKeys = []string{"args", "cat", "name", "ph", "pid", "tid", "ts", "dur"}
 // (Options.EventsRead): cls-no-nav −7.6% and shift-attribution −6.9% peak
 // RSS, the other four traces and the time n.s. (12 runs; 3 MB took 5%
 // longer, 2 MB gave no less memory), the 2 GB trace the same
-// (docs/performance.md §5p).
-var pairBytes = 4 << 20
+// (docs/performance.md §5p). 2 MB against 4 (and segments of 512 KB
+// against 1 MB), once the binary's own pages no longer took 3 MB of the
+// peak: the three traces of 21–32 MB −8 to −11% peak RSS, the four of
+// 28–44 MB −5% to n.s., for +3 to +6% of their time (16 runs; §5z).
+var pairBytes = 2 << 20
 
 // dropGuesses is the stretch of a mapped file whose pages are given back at
 // once after its segment boundaries were guessed (one call, one flush of the
@@ -189,8 +192,9 @@ var pairBytes = 4 << 20
 var dropGuesses = 4 << 20
 
 // segmentBytes is about the size of a segment: the main reader waits at most
-// about the time the worker takes to parse one where they meet.
-var segmentBytes = 1 << 20
+// about the time the worker takes to parse one where they meet. 512 KB
+// with pairBytes' 2 MB (above); 256 KB gave more memory, not less.
+var segmentBytes = 512 << 10
 
 // workerTakesLast makes the main reader leave the last segment of each pair
 // to the worker (for tests: on a small input the main reader would often
