@@ -18,8 +18,8 @@ package pages
 // time: they are registered with a userfaultfd for asynchronous
 // write-protection, which turns the kernel's fault-around off for them
 // (Linux 6.7; faultaround_linux.go). Each phase then holds only the pages
-// it runs and the pc tables it reads, not the 64 KB around each: a
-// trace's peak 3–3.5 MB lower (docs/performance.md §5z).
+// it runs and the pc tables it reads, not the 64 KB around each: peaks
+// 2–3.5 MB lower (docs/performance.md §5z).
 //
 // Pages that were written are not the file's, and dropping them would
 // lose what was written: a debugger's breakpoints, a uprobe's. Nothing is
