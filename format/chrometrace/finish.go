@@ -267,6 +267,7 @@ func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
 	stored := r.events.len()
 	order := make([]int32, counts[len(counts)-1])
 	fill := slices.Clone(counts)
+	keptArgs := false // whether a kept event has raw args (KeepArgs)
 	for rt, offs := range r.deferred {
 		t := evThread[rt]
 		if t < 0 {
@@ -294,6 +295,7 @@ func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
 					r.args = map[int][]byte{}
 				}
 				r.args[i] = args
+				keptArgs = true
 			}
 			r.events.add(e)
 			order[fill[t]] = int32(i)
@@ -309,13 +311,16 @@ func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
 			break // the deferred events just added
 		}
 		if t := evThread[e.thread]; t >= 0 {
+			if _, ok := r.args[i]; ok {
+				keptArgs = true
+			}
 			order[fill[t]] = int32(i)
 			fill[t]++
 		}
 	}
 	store := r.events
 	out := keptEvents{events: make([]profile.Event, len(order)), ranges: make([]profile.Range, threads), dropped: dropped}
-	if len(r.args) > 0 {
+	if keptArgs {
 		out.args = make([][]byte, len(order))
 	}
 	for t := range threads {

@@ -115,3 +115,43 @@ func BenchmarkFinish(b *testing.B) {
 		})
 	}
 }
+
+// With KeepArgs, EventArgs holds the args of the kept events, each at its
+// event, and is nil when none of them has any: the args of a thread
+// without a profile are not kept, whether its events are stored or
+// deferred.
+func TestKeptEventArgs(t *testing.T) {
+	defer func(n int) { deferEventsBytes = n }(deferEventsBytes)
+	const profileEvents = `{"name":"Profile","ph":"P","id":"0x1","pid":1,"tid":2,"ts":100,"args":{"data":{"startTime":100}}},` +
+		`{"name":"ProfileChunk","ph":"P","id":"0x1","pid":1,"tid":2,"ts":110,"args":{"data":{"cpuProfile":{"nodes":[` +
+		`{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"parent":1,"callFrame":{"functionName":"f"}}],` +
+		`"samples":[2,2,2]},"timeDeltas":[1,1,1]}}}`
+	for _, c := range []struct {
+		name, sampledArgs string
+		want             [][]byte // EventArgs
+	}{
+		{"the sampled thread's events without args", "", nil},
+		{"an event of the sampled thread with args", `,"args":{"k":1}`, [][]byte{nil, []byte(`{"k":1}`)}},
+	} {
+		doc := `[{"name":"A","ph":"X","pid":1,"tid":3,"ts":101,"dur":1,"args":{"other":true}},` +
+			`{"name":"B","ph":"X","pid":1,"tid":2,"ts":101,"dur":5},` +
+			`{"name":"C","ph":"X","pid":1,"tid":2,"ts":102,"dur":1` + c.sampledArgs + `},` +
+			profileEvents + `]`
+		for _, deferred := range []bool{false, true} {
+			deferEventsBytes = 1 << 62
+			if deferred {
+				deferEventsBytes = 0 // the events of tid 2 read again, as the Profile comes last
+			}
+			p, err := ParseBytes([]byte(doc), Options{KeepArgs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Events) != 2 {
+				t.Fatalf("%s, deferred %v: %d events kept, want 2", c.name, deferred, len(p.Events))
+			}
+			if !reflect.DeepEqual(p.EventArgs, c.want) {
+				t.Errorf("%s, deferred %v: EventArgs %q, want %q", c.name, deferred, p.EventArgs, c.want)
+			}
+		}
+	}
+}
