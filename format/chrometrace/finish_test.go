@@ -128,7 +128,7 @@ func TestKeptEventArgs(t *testing.T) {
 		`"samples":[2,2,2]},"timeDeltas":[1,1,1]}}}`
 	for _, c := range []struct {
 		name, sampledArgs string
-		want             [][]byte // EventArgs
+		want              [][]byte // EventArgs
 	}{
 		{"the sampled thread's events without args", "", nil},
 		{"an event of the sampled thread with args", `,"args":{"k":1}`, [][]byte{nil, []byte(`{"k":1}`)}},
