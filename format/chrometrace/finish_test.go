@@ -142,9 +142,13 @@ func TestKeptEventArgs(t *testing.T) {
 			if deferred {
 				deferEventsBytes = 0 // the events of tid 2 read again, as the Profile comes last
 			}
+			again := readAgainCount.Load()
 			p, err := ParseBytes([]byte(doc), Options{KeepArgs: true})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if read := readAgainCount.Load() - again; (read > 0) != deferred {
+				t.Fatalf("%s, deferred %v: %d events read again", c.name, deferred, read)
 			}
 			if len(p.Events) != 2 {
 				t.Fatalf("%s, deferred %v: %d events kept, want 2", c.name, deferred, len(p.Events))
