@@ -8,6 +8,9 @@ import (
 	"os/signal"
 	"runtime"
 
+	// Imported first for its initialiser: the executable's pages given back
+	// before most packages' initialisers run (its doc).
+	_ "github.com/jsprof/jsprof/cmd/jsprof/internal/startup"
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/gctune"
 	"github.com/jsprof/jsprof/internal/pages"

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -39,12 +40,17 @@ const (
 	uffdRegisterWP     = 1 << 1
 )
 
-var noFaultAroundOnce sync.Once
+var (
+	noFaultAroundOnce sync.Once
+	faultAroundOff    atomic.Bool // the executable's mappings are registered
+)
 
 // noFaultAround registers ms (the executable's read-only mappings) once.
 func noFaultAround(ms []mapping) {
-	noFaultAroundOnce.Do(func() { registerNoFaultAround(ms) })
+	noFaultAroundOnce.Do(func() { faultAroundOff.Store(registerNoFaultAround(ms)) })
 }
+
+func executableFaultAroundOff() bool { return faultAroundOff.Load() }
 
 // registerNoFaultAround registers ms with a new userfaultfd for
 // write-protection, asynchronous, and reports whether any was; the

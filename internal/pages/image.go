@@ -26,3 +26,8 @@ package pages
 // given back while the process is traced, or when any page of the
 // mappings is a private copy (/proc/self/pagemap).
 func ReleaseExecutable() { releaseExecutable() }
+
+// ExecutableFaultAroundOff reports whether the executable's mappings are
+// mapped again a page at a time: ReleaseExecutable has registered them
+// (false before its first call, and where the system refuses).
+func ExecutableFaultAroundOff() bool { return executableFaultAroundOff() }

@@ -12,4 +12,6 @@ func populate([]byte) {}
 
 func releaseExecutable() {}
 
+func executableFaultAroundOff() bool { return false }
+
 func huge([]byte) {}
