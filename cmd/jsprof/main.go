@@ -36,10 +36,10 @@ func main() {
 	// collected 13–25 times (internal/gctune). Process-wide tuning belongs
 	// here, not in the library.
 	gctune.Floor(25, 12<<20)
-	// The packages' initialisers have paged in most of the binary (7 MB of
-	// it; a hello-world holds 1.5 MB): given back, only what this command
-	// runs is mapped again (internal/pages, docs/performance.md §5m), a
-	// page at a time rather than the 64 KB around each (§5z).
+	// What the initialisers paged in of the binary since startup's release
+	// (a page at a time since then) is given back again: only what this
+	// command runs is mapped again (internal/pages, docs/performance.md
+	// §5m, §5z).
 	pages.ReleaseExecutable()
 	// Ctrl-C cancels the context: reading and analyses stop, and Run exits
 	// with 130.
