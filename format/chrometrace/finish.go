@@ -235,12 +235,12 @@ func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
 		other = make([][]int32, len(r.threads))
 	}
 	for i, e := range r.events.all {
-		if t := evThread[e.thread]; t >= 0 {
+		if t := evThread[e.th()]; t >= 0 {
 			counts[t+1]++
 		} else {
 			dropped++
 			if other != nil {
-				other[e.thread] = append(other[e.thread], int32(i))
+				other[e.th()] = append(other[e.th()], int32(i))
 			}
 		}
 	}
@@ -310,7 +310,7 @@ func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
 		if int32(i) == stored {
 			break // the deferred events just added
 		}
-		if t := evThread[e.thread]; t >= 0 {
+		if t := evThread[e.th()]; t >= 0 {
 			if _, ok := r.args[i]; ok {
 				keptArgs = true
 			}
@@ -337,7 +337,8 @@ func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
 				if out.args != nil {
 					out.args[p] = r.args[int(k)]
 				}
-				out.events[p] = profile.Event{Thread: profile.ThreadID(t), Name: e.name, Cat: e.cat, Phase: e.ph,
+				pair := r.pairs[e.pair]
+				out.events[p] = profile.Event{Thread: profile.ThreadID(t), Name: pair.name, Cat: pair.cat, Phase: e.ph(),
 					Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: r.traceIDs[int(k)]}
 			}
 		}
@@ -382,7 +383,8 @@ func (r *reader) eventThreads(other [][]int32) []EventThread {
 		et.Events = make([]profile.Event, len(idx))
 		for k, i := range idx {
 			e := r.events.at(i)
-			et.Events[k] = profile.Event{Thread: profile.ThreadID(len(out)), Name: e.name, Cat: e.cat, Phase: e.ph,
+			pair := r.pairs[e.pair]
+			et.Events[k] = profile.Event{Thread: profile.ThreadID(len(out)), Name: pair.name, Cat: pair.cat, Phase: e.ph(),
 				Start: profile.TimeFromMicros(e.ts), Dur: max(profile.TimeFromMicros(e.dur), 0), SampleTraceID: r.traceIDs[int(i)]}
 		}
 		out = append(out, et)

@@ -204,15 +204,69 @@ type threadState struct {
 	kept    int  // its events in the store
 }
 
-// rawEvent is a kept X, I or (paired) B event, in file order: 32 bytes,
-// because a big trace has millions. Sample trace ids are rare and kept in
-// reader.traceIDs by event index.
+// rawEvent is a kept X, I or (paired) B event, in file order: 24 bytes,
+// because a big trace has millions (and a small one's store, most of its
+// events a thread's without a profile, is most of its peak: 32 bytes an
+// event were 2.6 of react-console-timestamp's 10.9 MB). Its name and
+// category are one pair of the reader's (reader.pairs), its phase a bit:
+// a B event is kept as an X, and only X and I events are kept. Sample
+// trace ids are rare and kept in reader.traceIDs by event index.
 type rawEvent struct {
 	ts, dur float64 // µs, as the file gives them
-	thread  int32
-	name    profile.StringID
-	cat     profile.StringID
-	ph      byte
+	pair    uint32  // index in reader.pairs
+	thread  uint32  // reader thread, with instantBit for an I event
+}
+
+const instantBit = 1 << 31
+
+// th returns e's reader thread.
+func (e *rawEvent) th() int32 { return int32(e.thread &^ instantBit) }
+
+// ph returns e's phase, 'X' or 'I'.
+func (e *rawEvent) ph() byte {
+	if e.thread&instantBit != 0 {
+		return 'I'
+	}
+	return 'X'
+}
+
+// eventPair is the name and category of kept events.
+type eventPair struct{ name, cat profile.StringID }
+
+// raw returns the rawEvent of thread t (ph 'X' or 'I').
+func (r *reader) raw(t int32, name, cat profile.StringID, ph byte, ts, dur float64) rawEvent {
+	e := rawEvent{ts: ts, dur: dur, pair: r.pairOf(name, cat), thread: uint32(t)}
+	if ph == 'I' {
+		e.thread |= instantBit
+	}
+	return e
+}
+
+// pairOf returns the index of (name, cat) in r.pairs, adding it if needed:
+// through the name's first pair (most names have one category), else a map.
+func (r *reader) pairOf(name, cat profile.StringID) uint32 {
+	if int(name) < len(r.pairByName) {
+		if i := r.pairByName[name]; i > 0 && r.pairs[i-1].cat == cat {
+			return i - 1
+		}
+	}
+	k := eventPair{name, cat}
+	if i, ok := r.pairIndex[k]; ok {
+		return i
+	}
+	i := uint32(len(r.pairs))
+	r.pairs = append(r.pairs, k)
+	if r.pairIndex == nil {
+		r.pairIndex = map[eventPair]uint32{}
+	}
+	r.pairIndex[k] = i
+	if int(name) >= len(r.pairByName) {
+		r.pairByName = append(r.pairByName, make([]uint32, int(name)+1-len(r.pairByName))...)
+	}
+	if r.pairByName[name] == 0 {
+		r.pairByName[name] = i + 1
+	}
+	return i
 }
 
 type profState struct {
@@ -296,9 +350,14 @@ type reader struct {
 	procURL  map[profile.StringID]string // pid → main frame URL (else its first frame's)
 	procMain map[profile.StringID]bool   // procURL is a main frame's
 	events   eventStore
-	traceIDs map[int]int64 // event index → sample trace id
-	keepArgs bool
-	args     map[int][]byte // event index → raw args (KeepArgs)
+	// The kept events' (name, category) pairs (rawEvent.pair), found by
+	// the name's first pair (its index + 1) or else by the map.
+	pairs      []eventPair
+	pairByName []uint32
+	pairIndex  map[eventPair]uint32
+	traceIDs   map[int]int64 // event index → sample trace id
+	keepArgs   bool
+	args       map[int][]byte // event index → raw args (KeepArgs)
 	// unsampled receives the threads without a profile (Options.Unsampled).
 	unsampled *[]EventThread
 	// onRead is Options.EventsRead.
@@ -1130,7 +1189,7 @@ func (r *reader) apply(e *ev, data []byte, off int64, idx int, path string) erro
 			r.open = append(r.open, openB{event: r.events.len(), name: e.name, cat: e.cat, hasName: e.hasName, hasCat: e.hasCat})
 		}
 		r.saveArgs(data, e)
-		r.keep(rawEvent{thread: t, name: e.name, cat: e.cat, ph: ph, ts: e.ts, dur: dur}, e.traceID)
+		r.keep(r.raw(t, e.name, e.cat, ph, e.ts, dur), e.traceID)
 	case 'E':
 		if len(r.open) == 0 {
 			r.diag.Add("unmatched-end", 1, "E events with no open B event were ignored")
@@ -1225,7 +1284,7 @@ func (r *reader) keep(e rawEvent, traceID int64) {
 		r.traceIDs[int(r.events.len())] = traceID
 	}
 	r.events.add(e)
-	r.threads[e.thread].kept++
+	r.threads[e.th()].kept++
 }
 
 // eventStore holds events in fixed-size blocks: a trace can have tens of
@@ -1390,7 +1449,7 @@ func (r *reader) applyProfile(e *ev, data []byte, off int64, path string) error 
 		t := r.thread(e.pid, e.tid)
 		r.markSampled(e.pid, e.tid)
 		r.saveArgs(data, e)
-		r.keep(rawEvent{thread: t, name: e.name, cat: e.cat, ph: 'X', ts: e.ts, dur: e.dur}, e.traceID)
+		r.keep(r.raw(t, e.name, e.cat, 'X', e.ts, e.dur), e.traceID)
 	}
 	id := e.id
 	if !e.hasID {
@@ -1545,7 +1604,7 @@ func (r *reader) readAgain(off int64, t int32) (rawEvent, int64, []byte, error) 
 	if r.keepArgs && e.args1 > e.args0 {
 		args = bytes.Clone(r.buf[off+int64(e.args0) : off+int64(e.args1)])
 	}
-	return rawEvent{thread: t, name: e.name, cat: e.cat, ph: ph, ts: e.ts, dur: dur}, e.traceID, args, nil
+	return r.raw(t, e.name, e.cat, ph, e.ts, dur), e.traceID, args, nil
 }
 
 var validSources = []string{"Inspector", "SelfProfiling", "Internal"}
