@@ -8,8 +8,9 @@ import (
 	"os/signal"
 	"runtime"
 
-	// Imported first for its initialiser: the executable's pages given back
-	// before most packages' initialisers run (its doc).
+	// Imported for its initialiser, which gives the executable's pages back
+	// before most packages' initialisers run (Go orders initialisers by
+	// dependencies and import path, not by this list; its doc).
 	_ "github.com/jsprof/jsprof/cmd/jsprof/internal/startup"
 	"github.com/jsprof/jsprof/internal/cli"
 	"github.com/jsprof/jsprof/internal/gctune"
