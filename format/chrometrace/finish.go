@@ -284,12 +284,6 @@ func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
 				return keptEvents{}, err
 			}
 			i := int(r.events.len())
-			if id != 0 {
-				if r.traceIDs == nil {
-					r.traceIDs = map[int]int64{}
-				}
-				r.traceIDs[i] = id
-			}
 			if args != nil {
 				if r.args == nil {
 					r.args = map[int][]byte{}
@@ -297,7 +291,7 @@ func (r *reader) keepEvents(evThread []int32, threads int) (keptEvents, error) {
 				r.args[i] = args
 				keptArgs = true
 			}
-			r.events.add(e)
+			r.keep(e, id)
 			order[fill[t]] = int32(i)
 			fill[t]++
 		}
